@@ -1,0 +1,11 @@
+"""fxad: composable function transformations (grad, jvp, vjp, linearize, vmap, ...) for
+Python + NumPy."""
+from . import lax, tree_util  # noqa: F401  (lax defines every primitive)
+from . import numpy  # noqa: F401  (attaches operators to Tracer)
+from .api import (  # noqa: F401
+    grad, hessian, hvp, jacfwd, jacrev, jvp, linear_transpose, linearize, make_jaxpr,
+    stop_gradient, value_and_grad, vjp, vmap)
+from .core import ShapedArray, Tracer  # noqa: F401
+from . import errors  # noqa: F401
+
+__version__ = "0.1.0"

@@ -1,0 +1,414 @@
+"""The user-facing transformations. Each is thin: flatten pytrees, run an interpreter on flat
+values, unflatten. The interpreters live in fxad/interpreters, the IR in fxad/ir."""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import Tracer, get_aval, is_float, new_trace
+from .errors import FxadTypeError, FxadValueError
+from .interpreters.batching import BatchTrace, broadcast_batched, moveaxis
+from .interpreters.jvp import Zero, jvp_flat
+from .interpreters.partial_eval import linearize_flat
+from .interpreters.transpose import backward_pass
+from .ir.jaxpr import eval_jaxpr
+from .ir.staging import stage
+from .tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+
+# --- plumbing ---------------------------------------------------------------------------------
+
+
+def _leaf(x):
+    """Inputs become arrays (Python scalars and lists too); tracers pass through."""
+    if isinstance(x, (Tracer, np.ndarray)):
+        return x
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        raise FxadTypeError(f"fxad cannot use an argument of type {type(x).__name__}: "
+                            "arguments must be arrays, numbers, or pytrees of them")
+    return arr
+
+
+def _result(x):
+    """Outputs are plain NumPy values: materialize symbolic zeros, copy read-only views."""
+    if type(x) is Zero:
+        return np.zeros(x.aval.shape, x.aval.dtype)
+    if type(x) is np.ndarray and not x.flags.writeable:
+        return x.copy()
+    return x
+
+
+def _flat_fun(f, in_tree, has_aux=False):
+    """A function of flat leaves; after a call, `store` holds the output tree(s). With
+    `has_aux`, aux leaves are appended to the outputs (so they are unboxed like them)."""
+    store = {}
+
+    def flat(*leaves):
+        out = f(*tree_unflatten(in_tree, leaves))
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise FxadTypeError("with has_aux=True the function must return a pair "
+                                    f"(output, aux); it returned {type(out).__name__}")
+            out, aux = out
+            aux_leaves, store["aux"] = tree_flatten(aux)
+        out_leaves, store["out"] = tree_flatten(out)
+        store["n_out"] = len(out_leaves)
+        return out_leaves + (aux_leaves if has_aux else [])
+    return flat, store
+
+
+def _split_aux(leaves, store, has_aux):
+    n = store["n_out"]
+    out = tree_unflatten(store["out"], [_result(x) for x in leaves[:n]])
+    if not has_aux:
+        return out, None
+    return out, tree_unflatten(store["aux"], [_result(x) for x in leaves[n:]])
+
+
+def _check_tuple(name, what, x):
+    if not isinstance(x, (tuple, list)):
+        raise FxadTypeError(f"{name} expects {what} as a tuple or list (one entry per "
+                            f"argument), got {type(x).__name__}; e.g. {name}(f, (x,), (v,))")
+
+
+def _check_tangent(name, p, t, i):
+    pa, ta = get_aval(p), get_aval(t)
+    if pa.shape != ta.shape or (is_float(pa.dtype) and pa.dtype != ta.dtype):
+        raise FxadTypeError(
+            f"{name}: tangent {i} has {ta.str_short()} but its primal has {pa.str_short()}; "
+            "a tangent must have the primal's shape and dtype")
+
+
+# --- forward mode -----------------------------------------------------------------------------
+
+def jvp(f, primals, tangents, has_aux=False):
+    """(f(*primals), J·tangents) by forward mode."""
+    _check_tuple("jvp", "primals", primals)
+    _check_tuple("jvp", "tangents", tangents)
+    flat_p, tree_p = tree_flatten(tuple(primals))
+    flat_t, tree_t = tree_flatten(tuple(tangents))
+    if tree_p != tree_t:
+        raise FxadTypeError(f"jvp: primals and tangents must have the same structure, got "
+                            f"{tree_p} and {tree_t}")
+    flat_p, flat_t = [_leaf(p) for p in flat_p], [_leaf(t) for t in flat_t]
+    for i, (p, t) in enumerate(zip(flat_p, flat_t)):
+        _check_tangent("jvp", p, t, i)
+    flat_t = [t if is_float(get_aval(p).dtype) else Zero(get_aval(p))
+              for p, t in zip(flat_p, flat_t)]
+    fun, store = _flat_fun(f, tree_p, has_aux)
+    outs, touts = jvp_flat(fun, flat_p, flat_t)
+    out, aux = _split_aux(outs, store, has_aux)
+    tout = tree_unflatten(store["out"], [_result(t) for t in touts[:store["n_out"]]])
+    return (out, tout, aux) if has_aux else (out, tout)
+
+
+def linearize(f, *primals):
+    """(f(*primals), f_jvp) where f_jvp evaluates only the staged linear tangent program."""
+    flat_p, tree_p = tree_flatten(primals)
+    flat_p = [_leaf(p) for p in flat_p]
+    fun, store = _flat_fun(f, tree_p)
+    outs, lin = linearize_flat(fun, flat_p)
+
+    def f_jvp(*tangents):
+        flat_t, tree_t = tree_flatten(tangents)
+        if tree_t != tree_p:
+            raise FxadTypeError(f"f_jvp expects tangents with the structure {tree_p}, got "
+                                f"{tree_t}")
+        for i, (p, t) in enumerate(zip(flat_p, flat_t)):
+            _check_tangent("f_jvp", p, t, i)
+        ins = [_leaf(t) for t, m in zip(flat_t, lin.in_mask) if m]
+        res = iter(eval_jaxpr(lin.jaxpr.jaxpr, lin.jaxpr.consts, *ins))
+        flat_out = [next(res) if m else np.zeros(a.shape, a.dtype)
+                    for a, m in zip(lin.out_avals, lin.out_mask)]
+        return tree_unflatten(store["out"], [_result(x) for x in flat_out])
+    f_jvp.jaxpr = lin.jaxpr  # the linear program, for reading: print(f_jvp.jaxpr)
+    return tree_unflatten(store["out"], [_result(x) for x in outs]), f_jvp
+
+
+# --- reverse mode -----------------------------------------------------------------------------
+
+def _vjp_flat(fun, flat_p):
+    """Linearize, and return (outputs, pullback of flat output cotangents)."""
+    outs, lin = linearize_flat(fun, flat_p)
+
+    def pullback(flat_ct):
+        cts = [ct for ct, m in zip(flat_ct, lin.out_mask) if m]
+        cts_in = iter(backward_pass(lin.jaxpr.jaxpr, lin.jaxpr.consts, cts))
+        return [_result(next(cts_in)) if m else np.zeros(a.shape, a.dtype)
+                for a, m in zip(lin.in_avals, lin.in_mask)]
+    return outs, pullback, lin
+
+
+def vjp(f, *primals, has_aux=False):
+    """(f(*primals), f_vjp[, aux]); f_vjp(ct) returns a tuple with one cotangent per primal."""
+    flat_p, tree_p = tree_flatten(primals)
+    flat_p = [_leaf(p) for p in flat_p]
+    fun, store = _flat_fun(f, tree_p, has_aux)
+    outs, pullback, lin = _vjp_flat(fun, flat_p)
+    out, aux = _split_aux(outs, store, has_aux)
+    n_out = store["n_out"]
+
+    def f_vjp(ct):
+        flat_ct, tree_ct = tree_flatten(ct)
+        if tree_ct != store["out"]:
+            raise FxadTypeError(f"f_vjp expects a cotangent with the output's structure "
+                                f"{store['out']}, got {tree_ct}")
+        for i, (o, c) in enumerate(zip(lin.out_avals[:n_out], flat_ct)):
+            if get_aval(c).shape != o.shape:
+                raise FxadTypeError(f"f_vjp: cotangent {i} has shape {get_aval(c).shape} but "
+                                    f"the output has shape {o.shape}")
+        flat_ct = [_leaf(c) for c in flat_ct] + [Zero(a) for a in lin.out_avals[n_out:]]
+        return tree_unflatten(tree_p, pullback(flat_ct))
+    return (out, f_vjp, aux) if has_aux else (out, f_vjp)
+
+
+def _argnums_split(fname, args, argnums):
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    for a in nums:
+        if not -len(args) <= a < len(args):
+            raise FxadValueError(f"{fname}: argnums {a} is out of range for a call with "
+                                 f"{len(args)} positional arguments")
+    nums = tuple(a % len(args) for a in nums)
+    return single, nums
+
+
+def _partial(f, args, nums, kwargs):
+    def g(*dyn):
+        full = list(args)
+        for i, x in zip(nums, dyn):
+            full[i] = x
+        return f(*full, **kwargs)
+    return g
+
+
+def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False):
+    """(f(*args), ∇f(*args)) for a scalar-valued f, by reverse mode."""
+    def vg(*args, **kwargs):
+        single, nums = _argnums_split("grad", args, argnums)
+        dyn = tuple(args[i] for i in nums)
+        for i, x in zip(nums, dyn):
+            for leaf in tree_flatten(x)[0]:
+                dt = get_aval(_leaf(leaf)).dtype
+                ok = np.issubdtype(dt, np.complexfloating) if holomorphic else \
+                    np.issubdtype(dt, np.inexact)
+                if not ok:
+                    raise FxadTypeError(
+                        f"grad requires floating-point inputs, but argument {i} has dtype "
+                        f"{dt}" + (" (holomorphic=True needs complex inputs)" if holomorphic
+                                    else ". Convert it with .astype(float), or use vjp, "
+                                    "which accepts integer inputs."))
+        res = vjp(_partial(f, args, nums, kwargs), *dyn, has_aux=has_aux)
+        out, f_vjp = res[0], res[1]
+        a = get_aval(_leaf(out)) if not isinstance(out, (tuple, list, dict)) else None
+        if a is None or a.shape != ():
+            shape = a.shape if a is not None else type(out).__name__
+            raise FxadTypeError(
+                f"grad requires a scalar output, but the output had shape {shape}; use "
+                "jacrev (or vjp) for a non-scalar output, or sum the output")
+        if np.issubdtype(a.dtype, np.complexfloating) and not holomorphic:
+            raise FxadTypeError("grad requires a real-valued output, got a complex one; use "
+                                "holomorphic=True for a holomorphic function, or take .real")
+        if not np.issubdtype(a.dtype, np.inexact):
+            raise FxadTypeError(f"grad requires a floating-point output, got {a.dtype}")
+        g = f_vjp(np.ones((), a.dtype))
+        g = g[0] if single else g
+        return ((out, res[2]), g) if has_aux else (out, g)
+    return vg
+
+
+def grad(f, argnums=0, has_aux=False, holomorphic=False):
+    """∇f for a scalar-valued f (reverse mode: linearize, then transpose)."""
+    vg = value_and_grad(f, argnums, has_aux, holomorphic)
+
+    def g(*args, **kwargs):
+        (_, *aux), gr = vg(*args, **kwargs) if has_aux else ((None,), vg(*args, **kwargs)[1])
+        return (gr, aux[0]) if has_aux else gr
+    return g
+
+
+def linear_transpose(f, *primals):
+    """The transpose of a linear f; `primals` give the input shapes and dtypes only."""
+    flat_p, tree_p = tree_flatten(primals)
+    avals = [get_aval(_leaf(p)) for p in flat_p]
+    fun, store = _flat_fun(f, tree_p)
+    closed = stage(fun, avals, name="linear_transpose")
+
+    def f_t(ct):
+        flat_ct, tree_ct = tree_flatten(ct)
+        if tree_ct != store["out"]:
+            raise FxadTypeError(f"the transpose expects a cotangent with structure "
+                                f"{store['out']}, got {tree_ct}")
+        cts = backward_pass(closed.jaxpr, closed.consts, [_leaf(c) for c in flat_ct])
+        return tree_unflatten(tree_p, [_result(c) for c in cts])
+    return f_t
+
+
+# --- staging ----------------------------------------------------------------------------------
+
+def make_jaxpr(f, static_argnums=()):
+    """make_jaxpr(f)(*args) -> the ClosedJaxpr fxad builds for f at these argument types."""
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    def make(*args, **kwargs):
+        dyn_idx = [i for i in range(len(args)) if i not in static]
+        g = _partial(f, args, dyn_idx, kwargs)
+        flat, tree = tree_flatten(tuple(args[i] for i in dyn_idx))
+        fun, _ = _flat_fun(g, tree)
+        return stage(fun, [get_aval(_leaf(x)) for x in flat])
+    return make
+
+
+# --- vmap and the Jacobians built on it -------------------------------------------------------
+
+def _norm_axis(ax, nd, what):
+    if ax is None:
+        return None
+    if not isinstance(ax, int) or not -nd - (what == "out") <= ax < nd + (what == "out"):
+        raise FxadValueError(f"vmap {what}_axes value {ax} is out of range for an array with "
+                             f"{nd} dimensions")
+    return ax % (nd + (what == "out"))
+
+
+def vmap(f, in_axes=0, out_axes=0, axis_size=None):
+    """Vectorize f over a mapped axis of its inputs (JAX semantics for in_axes/out_axes)."""
+    def vf(*args, **kwargs):
+        flat, in_tree = tree_flatten(args)
+        flat = [_leaf(x) for x in flat]
+        axes_prefix = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+        if isinstance(axes_prefix, tuple) and len(axes_prefix) != len(args):
+            raise FxadValueError(f"vmap in_axes has {len(axes_prefix)} entries but the "
+                                 f"function was called with {len(args)} arguments")
+        axes = broadcast_prefix(axes_prefix, args)
+        axes = [_norm_axis(a, get_aval(x).ndim, "in") for a, x in zip(axes, flat)]
+        sizes = {}
+        for i, (x, a) in enumerate(zip(flat, axes)):
+            if a is not None:
+                sizes.setdefault(get_aval(x).shape[a], []).append(f"leaf {i} (axis {a})")
+        if len(sizes) > 1:
+            detail = "; ".join(f"size {n}: {', '.join(w)}" for n, w in sizes.items())
+            raise FxadValueError(f"vmap got inconsistent sizes for the mapped axis: {detail}")
+        n = next(iter(sizes)) if sizes else axis_size
+        if n is None:
+            raise FxadValueError("vmap needs at least one argument with a mapped axis, or "
+                                 "axis_size= for a function with no batched input")
+        if axis_size is not None and n != axis_size:
+            raise FxadValueError(f"vmap axis_size={axis_size} but the mapped inputs have size {n}")
+        with new_trace(BatchTrace, "vmap", axis_size=n) as trace:
+            out = f(*tree_unflatten(in_tree, [trace.box(x, a) for x, a in zip(flat, axes)]),
+                    **kwargs)
+            flat_out, out_tree = tree_flatten(out)
+            oaxes = broadcast_prefix(tuple(out_axes) if isinstance(out_axes, list) else out_axes,
+                                     out)
+            res = []
+            for o, oa in zip(flat_out, oaxes):
+                v, d = trace.unbox(o)
+                if oa is None:
+                    if d is not None:
+                        raise FxadValueError("vmap out_axes=None requires the output not to "
+                                             "depend on the mapped inputs, but it does")
+                    res.append(v)
+                    continue
+                if d is None:
+                    v, d = broadcast_batched(v, None, n), 0
+                res.append(moveaxis(v, d, _norm_axis(oa, get_aval(v).ndim - 1, "out")))
+        return tree_unflatten(out_tree, [_result(x) for x in res])
+    return vf
+
+
+def _std_basis(leaves):
+    """Identity columns split across the leaves: leaf i gets shape (N, *leaf_shape)."""
+    avals = [get_aval(x) for x in leaves]
+    sizes = [a.size for a in avals]
+    n = sum(sizes)
+    dtype = np.result_type(*[a.dtype for a in avals]) if avals else np.float64
+    eye = np.eye(n, dtype=dtype)
+    out, start = [], 0
+    for a, s in zip(avals, sizes):
+        out.append(eye[:, start:start + s].reshape((n,) + a.shape).astype(a.dtype, copy=False))
+        start += s
+    return out, n
+
+
+def _blocks(mat, in_leaves, in_tree):
+    """Split one output leaf's forward-mode Jacobian, shape out_shape + (n,), into one block
+    per input leaf, each of shape out_shape + in_shape (JAX's layout)."""
+    from . import lax
+    out_shape = tuple(get_aval(mat).shape[:-1])
+    blocks, start = [], 0
+    for x in in_leaves:
+        xs = get_aval(x).shape
+        size = int(np.prod(xs, dtype=np.int64))
+        blocks.append(_result(lax.reshape(mat[..., start:start + size], out_shape + xs)))
+        start += size
+    return tree_unflatten(in_tree, blocks)
+
+
+def jacfwd(f, argnums=0, has_aux=False):
+    """Jacobian by forward mode: one vmap of jvp over the standard basis of the inputs."""
+    def jac(*args, **kwargs):
+        single, nums = _argnums_split("jacfwd", args, argnums)
+        flat_in, in_tree = tree_flatten(args[nums[0]] if single else
+                                        tuple(args[i] for i in nums))
+        flat_in = [_leaf(x) for x in flat_in]
+        primal = tree_unflatten(in_tree, flat_in)
+        g = _partial(f, args, nums, kwargs)
+        call = g if single else (lambda d: g(*d))
+        basis, _ = _std_basis(flat_in)
+
+        def push(*tangent_leaves):
+            res = jvp(call, (primal,), (tree_unflatten(in_tree, list(tangent_leaves)),),
+                      has_aux=has_aux)
+            return (res[1], res[2]) if has_aux else res[1]
+        touts = vmap(push, out_axes=(-1, None) if has_aux else -1)(*basis)
+        touts, aux = touts if has_aux else (touts, None)
+        flat_t, out_tree = tree_flatten(touts)  # each: out_shape + (n,)
+        jac_tree = tree_unflatten(out_tree, [_blocks(t, flat_in, in_tree) for t in flat_t])
+        return (jac_tree, aux) if has_aux else jac_tree
+    return jac
+
+
+def jacrev(f, argnums=0, has_aux=False):
+    """Jacobian by reverse mode: one vmap of the pullback over the basis of the outputs."""
+    def jac(*args, **kwargs):
+        single, nums = _argnums_split("jacrev", args, argnums)
+        dyn = tuple(args[i] for i in nums)
+        res = vjp(_partial(f, args, nums, kwargs), *dyn, has_aux=has_aux)
+        out, f_vjp = res[0], res[1]
+        flat_out, out_tree = tree_flatten(out)
+        flat_out = [_leaf(o) for o in flat_out]
+        basis, _ = _std_basis(flat_out)
+        cts = vmap(lambda *b: f_vjp(tree_unflatten(out_tree, list(b))))(*basis)
+        flat_ct, in_tree = tree_flatten(cts[0] if single else cts)  # each: (m, *in_shape)
+        from . import lax
+        rows, start = [], 0
+        for o in flat_out:  # rows start:start+size of every block belong to output leaf o
+            os = get_aval(o).shape
+            size = int(np.prod(os, dtype=np.int64))
+            rows.append(tree_unflatten(in_tree, [
+                _result(lax.reshape(c[start:start + size], os + get_aval(c).shape[1:]))
+                for c in flat_ct]))
+            start += size
+        jac_tree = tree_unflatten(out_tree, rows)
+        return (jac_tree, res[2]) if has_aux else jac_tree
+    return jac
+
+
+def hessian(f, argnums=0):
+    """jacfwd(jacrev(f)): forward over reverse."""
+    return jacfwd(jacrev(f, argnums), argnums)
+
+
+def hvp(f, primals, tangents):
+    """Hessian-vector product H·v by forward over reverse, without forming H. Returns the
+    product with the structure of `primals` (a tuple, one entry per argument)."""
+    _check_tuple("hvp", "primals", primals)
+    _check_tuple("hvp", "tangents", tangents)
+    g = grad(f, argnums=tuple(range(len(primals))))
+    return jvp(g, tuple(primals), tuple(tangents))[1]
+
+
+def stop_gradient(x):
+    """x, with zero derivative at every order."""
+    from .lax import stop_gradient as sg
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [sg(v) for v in leaves])

@@ -1,0 +1,280 @@
+"""The kernel: abstract values, primitives, traces, tracers and the per-thread trace stack.
+
+Every operation fxad knows is a `Primitive`. `Primitive.bind` either runs the NumPy
+implementation directly (no tracer among the arguments: the eager fast path) or hands the
+primitive to the highest-level trace among the arguments' tracers. Each transformation is a
+`Trace` subclass (an interpreter); traces stack, and the stack is per thread.
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from .errors import (ConcretizationError, EscapedTracerError, FxadTypeError,
+                     RuleNotImplementedError, TracerArrayConversionError)
+
+# ---------------------------------------------------------------------------------------------
+# Abstract values
+# ---------------------------------------------------------------------------------------------
+
+_SHORT = {"float64": "f64", "float32": "f32", "float16": "f16", "int64": "i64", "int32": "i32",
+          "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "bool", "complex128": "c128",
+          "complex64": "c64", "uint32": "u32", "uint64": "u64"}
+
+
+class ShapedArray:
+    """Shape and dtype of a value. `weak` is the Python type of a Python-scalar literal
+    (float, int, complex, bool) so dtype promotion follows NumPy's rules for scalars."""
+    __slots__ = ("shape", "dtype", "weak")
+
+    def __init__(self, shape, dtype, weak=None):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak = weak
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapedArray) and self.shape == other.shape
+                and self.dtype == other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def str_short(self):
+        return f"{_SHORT.get(self.dtype.name, self.dtype.name)}[{','.join(map(str, self.shape))}]"
+
+    __str__ = str_short
+
+    def __repr__(self):
+        return f"ShapedArray({self.shape}, {self.dtype.name})"
+
+    def sample(self):
+        """A one-element stand-in with this dtype and rank (Python scalars stay weak), for
+        finding output dtypes by running an impl."""
+        return self.weak(1) if self.weak is not None else np.ones((1,) * self.ndim, self.dtype)
+
+
+_PY_SCALARS = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of any value fxad accepts."""
+    if isinstance(x, Tracer):
+        return x.aval
+    t = type(x)
+    if t is np.ndarray or isinstance(x, np.generic):
+        return ShapedArray(x.shape, x.dtype)
+    if t in _PY_SCALARS:
+        return ShapedArray((), _PY_SCALARS[t], weak=t)
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        raise FxadTypeError(f"fxad cannot use a value of type {type(x).__name__}: it is not an "
+                            "array, a number, or a tracer. Convert it with fxad.numpy.asarray.")
+    return ShapedArray(arr.shape, arr.dtype)
+
+
+def is_float(dtype) -> bool:
+    """Can values of this dtype carry derivatives?"""
+    return np.issubdtype(dtype, np.inexact)
+
+
+# ---------------------------------------------------------------------------------------------
+# Primitives
+# ---------------------------------------------------------------------------------------------
+
+class Primitive:
+    """An operation with rules: impl (NumPy), abstract_eval (shape), jvp, transpose, batch."""
+
+    def __init__(self, name, multiple_results=False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.linear = False
+        self.impl = None
+        self.abstract_eval = None
+        self.jvp = None
+        self.transpose = None
+        self.batch = None
+
+    def __repr__(self):
+        return self.name
+
+    def def_impl(self, impl):
+        self.impl = impl
+        return impl
+
+    def def_abstract_eval(self, rule):
+        self.abstract_eval = rule
+        return rule
+
+    def bind(self, *args, **params):
+        for a in args:
+            if isinstance(a, Tracer):
+                break
+        else:  # eager fast path: nothing to trace
+            return self.impl(*args, **params)
+        return find_top_trace(args, self).process_primitive(self, args, params)
+
+
+def missing_rule(kind: str, prim: Primitive):
+    return RuleNotImplementedError(f"{kind} rule for '{prim.name}' not implemented")
+
+
+# ---------------------------------------------------------------------------------------------
+# Traces and tracers
+# ---------------------------------------------------------------------------------------------
+
+class Trace:
+    """One active transformation. `level` orders traces: the highest among the arguments
+    processes a primitive. `name` appears in error messages ('jvp', 'linearize', ...)."""
+    kind = "trace"
+
+    def __init__(self, level, name=None):
+        self.level = level
+        self.name = name or self.kind
+        self.active = True
+
+    def process_primitive(self, prim, args, params):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"{type(self).__name__}(level={self.level}, name={self.name!r})"
+
+
+class _ThreadState(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_state = _ThreadState()
+
+
+def trace_stack():
+    """A copy of this thread's stack of active traces (for tests and debugging)."""
+    return list(_state.stack)
+
+
+@contextmanager
+def new_trace(trace_cls, name=None, **kwargs):
+    """Push a trace for the duration of a `with` block; it is popped and deactivated on every
+    exit path, so an exception inside a transformed function leaves the stack as it was."""
+    stack = _state.stack
+    trace = trace_cls(len(stack), name, **kwargs)
+    stack.append(trace)
+    try:
+        yield trace
+    finally:
+        trace.active = False
+        # Restore exactly: anything pushed above us and left behind is dropped as well.
+        while stack and stack[-1] is not trace:
+            stack.pop().active = False
+        if stack:
+            stack.pop()
+
+
+def find_top_trace(args, prim=None) -> Trace:
+    top = None
+    for a in args:
+        if isinstance(a, Tracer):
+            t = a._trace
+            if not t.active:
+                raise escaped_tracer(a, prim.name if prim is not None else "?")
+            if top is None or t.level > top.level:
+                top = t
+    return top
+
+
+def escaped_tracer(tracer, where):
+    t = tracer._trace
+    return EscapedTracerError(
+        f"A value traced by '{t.name}' was used in '{where}' after that transformation "
+        f"ended (tracer with {tracer.aval.str_short()}). A traced value must not leave the "
+        "function being transformed, e.g. through a global, a closure or a list kept "
+        "outside; return it as an output instead.")
+
+
+class Tracer:
+    """A value being traced. Subclasses set `aval` and know how to concretize.
+
+    Operators and array methods are attached by `fxad.numpy` (they bind primitives)."""
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object (a 0-d traced array)")
+        return self.aval.shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    # --- concretization -----------------------------------------------------------------
+    def concrete_value(self, op):
+        """The concrete value behind this tracer, or a ConcretizationError naming `op`."""
+        raise ConcretizationError(
+            f"{op} needs a concrete value, but got a traced value with "
+            f"{self.aval.str_short()} under '{self._trace.name}'. Python control flow cannot "
+            "depend on staged values: use fxad.lax.cond / fxad.lax.while_loop or "
+            "fxad.numpy.where, or mark the argument static (static_argnums).")
+
+    def _check_alive(self, op):
+        if not self._trace.active:
+            raise escaped_tracer(self, op)
+
+    def __bool__(self):
+        self._check_alive("bool()")
+        return bool(self.concrete_value("bool() (an `if`, `while`, `and`/`or`)"))
+
+    def __index__(self):
+        self._check_alive("index")
+        if not np.issubdtype(self.dtype, np.integer):
+            raise FxadTypeError(f"only integer values can be used as an index, got "
+                                f"{self.aval.str_short()}")
+        return int(self.concrete_value("int() / indexing"))
+
+    def _scalar(self, conv, name):
+        self._check_alive(name)
+        if is_float(self.dtype):
+            raise ConcretizationError(
+                f"{name}() of a traced value under '{self._trace.name}' would drop its "
+                f"derivative ({self.aval.str_short()}). Keep it an array (fxad.numpy ops work "
+                "on 0-d values), or wrap it in fxad.stop_gradient if that is what you mean.")
+        return conv(self.concrete_value(f"{name}()"))
+
+    def __int__(self):
+        return self._scalar(int, "int")
+
+    def __float__(self):
+        return self._scalar(float, "float")
+
+    def __complex__(self):
+        return self._scalar(complex, "complex")
+
+    def __array__(self, dtype=None, copy=None):
+        raise TracerArrayConversionError(
+            f"NumPy tried to convert a traced value ({self.aval.str_short()}, under "
+            f"'{self._trace.name}') into a plain array, which would lose the trace. Use "
+            "fxad.numpy (or NumPy functions fxad dispatches) on traced values; if you really "
+            "want the number, compute it outside the transformation.")
+
+    def __repr__(self):
+        return f"{type(self).__name__}<{self._trace.name}>({self.aval.str_short()})"
+
+    def __hash__(self):
+        raise TypeError("traced arrays are unhashable")
+
+    def __setitem__(self, idx, value):
+        raise FxadTypeError("traced arrays are immutable: x[idx] = v cannot be traced. Use the "
+                            "functional update x.at[idx].set(v) (or .add, .multiply) instead.")

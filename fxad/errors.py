@@ -1,0 +1,33 @@
+"""fxad's exceptions. Each also derives from the built-in a user would catch."""
+
+
+class FxadError(Exception):
+    """Base class of every error fxad raises on purpose."""
+
+
+class FxadTypeError(FxadError, TypeError):
+    """Bad input type or dtype, or a result that is not what the caller expects."""
+
+
+class FxadValueError(FxadError, ValueError):
+    """Bad input value or shape."""
+
+
+class EscapedTracerError(FxadError, RuntimeError):
+    """A tracer was used after the transformation that made it had ended."""
+
+
+class ConcretizationError(FxadError, TypeError):
+    """Python needed a concrete value (if, int(), float()) but got a traced one."""
+
+
+class TracerArrayConversionError(FxadError, TypeError):
+    """np.asarray / __array__ of a tracer: NumPy cannot see a traced value."""
+
+
+class RuleNotImplementedError(FxadError, NotImplementedError):
+    """A primitive lacks the rule a transformation needs."""
+
+
+class JaxprTypeError(FxadError, TypeError):
+    """A jaxpr failed the type checker."""

@@ -1,0 +1,86 @@
+"""Forward mode: tracers carry (primal, tangent); each primitive's JVP rule maps both.
+
+Symbolic zeros: a tangent known to be zero is `Zero(aval)` and is never materialized. A value
+whose tangent is zero is not boxed at all, so code that does not touch the differentiated
+inputs runs on the eager fast path.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import ShapedArray, Trace, Tracer, get_aval, missing_rule, new_trace
+
+
+class Zero:
+    """A symbolic zero tangent/cotangent of the given abstract value."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Zero({self.aval.str_short()})"
+
+    @staticmethod
+    def like(x):
+        return Zero(get_aval(x))
+
+
+def instantiate(t, aval=None):
+    """A real array for a possibly symbolic zero."""
+    if type(t) is Zero:
+        return np.zeros(t.aval.shape, t.aval.dtype)
+    return t
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return get_aval(self.primal)
+
+    def concrete_value(self, op):
+        p = self.primal
+        return p.concrete_value(op) if isinstance(p, Tracer) else p
+
+
+class JVPTrace(Trace):
+    kind = "jvp"
+
+    def unbox(self, x):
+        if type(x) is JVPTracer and x._trace is self:
+            return x.primal, x.tangent
+        return x, Zero(get_aval(x))
+
+    def box(self, primal, tangent):
+        # Invariant: a JVPTracer never holds a symbolic zero.
+        return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
+
+    def process_primitive(self, prim, args, params):
+        primals, tangents = [], []
+        for a in args:
+            p, t = self.unbox(a)
+            primals.append(p)
+            tangents.append(t)
+        rule = prim.jvp
+        if rule is None:
+            raise missing_rule("Differentiation", prim)
+        out, t_out = rule(primals, tangents, **params)
+        if prim.multiple_results:
+            return [self.box(p, t) for p, t in zip(out, t_out)]
+        return self.box(out, t_out)
+
+
+def jvp_flat(fun, primals, tangents, name="jvp"):
+    """Push a JVP trace, run `fun` on boxed inputs, and unbox its outputs."""
+    with new_trace(JVPTrace, name) as trace:
+        args = [trace.box(p, t) for p, t in zip(primals, tangents)]
+        outs = fun(*args)
+        pairs = [trace.unbox(o) for o in outs]
+    return [p for p, _ in pairs], [t for _, t in pairs]

@@ -1,0 +1,47 @@
+"""Partial evaluation, as linearize uses it: JVP with known primals and unknown tangents.
+
+The known/unknown split is carried by the value representation itself. Unknown values (the
+tangents) are tracers of a staging trace, so every operation on them is recorded; known values
+(the primals and everything computed only from them) are left unboxed, so they are computed
+now, eagerly, and enter the recorded program as constants: the residuals. The staging trace
+sits *below* the JVP trace, and a JVP rule only ever sees unboxed primals and tangents, so a
+rule like `t * cos(x)` evaluates `cos(x)` now and stages `mul t c`. The recorded program is
+therefore linear in its inputs, provided every JVP rule is linear in its tangents.
+
+This fuses the JVP and partial-evaluation interpreters of Frostig et al. into one pass (one
+extra tracer per primitive instead of two); see notes/architecture.md.
+"""
+from __future__ import annotations
+
+from ..core import get_aval, is_float, new_trace
+from ..ir.staging import StagingTrace
+from .jvp import JVPTrace, Zero
+
+
+class Linearized:
+    """The result of linearizing a flat function: its linear tangent program.
+
+    `jaxpr` maps the tangents of the float inputs (`in_mask[i]`) to the non-zero output
+    tangents (`out_mask[j]`); the other outputs have symbolic-zero tangents."""
+
+    def __init__(self, jaxpr, in_avals, in_mask, out_avals, out_mask):
+        self.jaxpr = jaxpr
+        self.in_avals = in_avals
+        self.in_mask = in_mask
+        self.out_avals = out_avals
+        self.out_mask = out_mask
+
+
+def linearize_flat(fun, primals, name="linearize"):
+    """Returns (primal outputs, Linearized)."""
+    in_avals = [get_aval(p) for p in primals]
+    in_mask = [is_float(a.dtype) for a in in_avals]
+    with new_trace(StagingTrace, name) as stage, new_trace(JVPTrace, name) as jvp:
+        tangents = [stage.new_arg(a) if m else Zero(a) for a, m in zip(in_avals, in_mask)]
+        outs = fun(*[jvp.box(p, t) for p, t in zip(primals, tangents)])
+        pairs = [jvp.unbox(o) for o in outs]
+        out_mask = [type(t) is not Zero for _, t in pairs]
+        jaxpr = stage.to_jaxpr([t for _, t in pairs if type(t) is not Zero])
+    primals_out = [p for p, _ in pairs]
+    out_avals = [get_aval(p) for p in primals_out]
+    return primals_out, Linearized(jaxpr, in_avals, in_mask, out_avals, out_mask)

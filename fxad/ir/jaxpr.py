@@ -1,0 +1,145 @@
+"""The jaxpr IR: variables, literals, equations, programs; a type checker and an evaluator."""
+from __future__ import annotations
+
+from ..core import ShapedArray
+from ..errors import JaxprTypeError
+
+
+class Var:
+    """A variable: identity is the name. Printed names are assigned per jaxpr by the printer."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Var({self.aval.str_short()})"
+
+
+class Literal:
+    """A Python scalar written into the program (kept weakly typed, as NumPy treats it)."""
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Literal({self.val!r})"
+
+
+class Eqn:
+    __slots__ = ("primitive", "invars", "outvars", "params")
+
+    def __init__(self, primitive, invars, outvars, params):
+        self.primitive = primitive
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.params = params
+
+    def __repr__(self):
+        return f"Eqn({self.primitive.name}, {self.invars} -> {self.outvars})"
+
+
+class Jaxpr:
+    """`{ lambda constvars ; invars . let eqns in outvars }`. Outvars may be Literals."""
+    __slots__ = ("constvars", "invars", "eqns", "outvars")
+
+    def __init__(self, constvars, invars, eqns, outvars):
+        self.constvars = list(constvars)
+        self.invars = list(invars)
+        self.eqns = list(eqns)
+        self.outvars = list(outvars)
+
+    in_avals = property(lambda self: [v.aval for v in self.invars])
+    out_avals = property(lambda self: [v.aval for v in self.outvars])
+
+    def __str__(self):
+        from .printer import pp_jaxpr
+        return pp_jaxpr(self)
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr together with the values of its constvars."""
+    __slots__ = ("jaxpr", "consts")
+
+    def __init__(self, jaxpr: Jaxpr, consts):
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    in_avals = property(lambda self: self.jaxpr.in_avals)
+    out_avals = property(lambda self: self.jaxpr.out_avals)
+    eqns = property(lambda self: self.jaxpr.eqns)
+
+    def __call__(self, *args):
+        return eval_jaxpr(self.jaxpr, self.consts, *args)
+
+    def __str__(self):
+        from .printer import pp_jaxpr
+        return pp_jaxpr(self.jaxpr, self.consts)
+
+    __repr__ = __str__
+
+    def to_dot(self):
+        from .dot import to_dot
+        return to_dot(self)
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
+    """Run a jaxpr by binding each primitive, so evaluation is itself transformable."""
+    env = {}
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    if len(args) != len(jaxpr.invars):
+        raise JaxprTypeError(f"jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+
+    def read(v):
+        return v.val if type(v) is Literal else env[v]
+
+    for eqn in jaxpr.eqns:
+        out = eqn.primitive.bind(*[read(v) for v in eqn.invars], **eqn.params)
+        if eqn.primitive.multiple_results:
+            for v, x in zip(eqn.outvars, out):
+                env[v] = x
+        else:
+            env[eqn.outvars[0]] = out
+    return [read(v) for v in jaxpr.outvars]
+
+
+def check_jaxpr(jaxpr: Jaxpr):
+    """Every variable is defined once before use, and every equation's output types are what
+    its primitive's shape rule says. Raises JaxprTypeError naming the equation."""
+    from .printer import pp_eqn, Namer
+    defined = set()
+    namer = Namer()
+
+    def define(v):
+        if v in defined:
+            raise JaxprTypeError(f"variable {namer(v)} is defined twice")
+        defined.add(v)
+
+    for v in jaxpr.constvars + jaxpr.invars:
+        define(v)
+    for eqn in jaxpr.eqns:
+        for v in eqn.invars:
+            if type(v) is not Literal and v not in defined:
+                raise JaxprTypeError(f"{namer(v)} used before definition in:\n  "
+                                     f"{pp_eqn(eqn, namer)}")
+        rule = eqn.primitive.abstract_eval
+        out = rule(*[v.aval for v in eqn.invars], **eqn.params)
+        out = list(out) if eqn.primitive.multiple_results else [out]
+        got = [v.aval for v in eqn.outvars]
+        if out != got:
+            raise JaxprTypeError(
+                f"equation output types {[a.str_short() for a in got]} differ from the shape "
+                f"rule's {[a.str_short() for a in out]} in:\n  {pp_eqn(eqn, namer)}")
+        for v in eqn.outvars:
+            define(v)
+    for v in jaxpr.outvars:
+        if type(v) is not Literal and v not in defined:
+            raise JaxprTypeError(f"output {namer(v)} is never defined")
+    return True

@@ -1,0 +1,79 @@
+"""Array creation. Constants are plain NumPy arrays; only traced inputs make traced outputs."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ..core import Tracer
+from ..rules.helpers import dtype_of, shape_of
+
+zeros, ones, empty, eye, identity = np.zeros, np.ones, np.empty, np.eye, np.identity
+arange = np.arange
+
+
+def _like(a, dtype, shape):
+    return (dtype if dtype is not None else dtype_of(a),
+            tuple(shape) if shape is not None else tuple(shape_of(a)))
+
+
+def zeros_like(a, dtype=None, shape=None):
+    dt, s = _like(a, dtype, shape)
+    return np.zeros(s, dt)
+
+
+def ones_like(a, dtype=None, shape=None):
+    dt, s = _like(a, dtype, shape)
+    return np.ones(s, dt)
+
+
+def full_like(a, fill_value, dtype=None, shape=None):
+    dt, s = _like(a, dtype, shape)
+    return full(s, fill_value, dt)
+
+
+def full(shape, fill_value, dtype=None):  # a traced fill value is broadcast
+    if isinstance(fill_value, Tracer):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        v = fill_value if dtype is None else lax.convert_element_type(fill_value, dtype)
+        return lax.broadcast_to(v, shape)
+    return np.full(shape, fill_value, dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None):
+    if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
+        return np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    div = (num - 1) if endpoint else num
+    steps = np.arange(num, dtype=np.float64) / max(div, 1)
+    out = lax.add(start, lax.mul(lax.sub(stop, start), steps))
+    return out if dtype is None else lax.convert_element_type(out, dtype)
+
+
+def _has_tracer(obj):
+    if isinstance(obj, Tracer):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(_has_tracer(o) for o in obj)
+    return False
+
+
+def _stack_nested(obj):
+    from .shape import stack
+    if isinstance(obj, (list, tuple)):
+        return stack([_stack_nested(o) for o in obj])
+    return obj
+
+
+def array(obj, dtype=None, copy=True):
+    """np.array, also for (nested) lists that contain tracers: those are stacked."""
+    if _has_tracer(obj):
+        out = _stack_nested(obj)
+        return out if dtype is None else lax.convert_element_type(out, dtype)
+    return np.array(obj, dtype=dtype, copy=copy)
+
+
+def asarray(obj, dtype=None):
+    if isinstance(obj, Tracer):
+        return obj if dtype is None else lax.convert_element_type(obj, dtype)
+    if _has_tracer(obj):
+        return array(obj, dtype)
+    return np.asarray(obj, dtype=dtype)

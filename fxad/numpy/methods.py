@@ -1,0 +1,95 @@
+"""What a NumPy user writes on a traced value: operators, array methods, and NumPy's own
+functions (`np.sin(tracer)`, `np.sum(tracer)`) through the __array_ufunc__ and
+__array_function__ protocols."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ..core import Tracer
+from ..errors import FxadTypeError
+from . import creation, products, reductions, shape, ufuncs
+from ..rules.indexing import getitem
+
+
+def _swap(f):
+    return lambda self, other: f(other, self)
+
+
+_OPS = {
+    "add": ufuncs.add, "sub": ufuncs.subtract, "mul": ufuncs.multiply,
+    "truediv": ufuncs.divide, "floordiv": ufuncs.floor_divide, "mod": ufuncs.remainder,
+    "pow": ufuncs.power, "matmul": products.matmul,
+}
+for _name, _f in _OPS.items():
+    setattr(Tracer, f"__{_name}__", lambda self, other, _f=_f: _f(self, other))
+    setattr(Tracer, f"__r{_name}__", _swap(_f))
+
+Tracer.__neg__ = lambda self: lax.neg(self)
+Tracer.__pos__ = lambda self: self
+Tracer.__abs__ = lambda self: lax.abs(self)
+Tracer.__lt__ = lambda self, o: lax.lt(self, o)
+Tracer.__le__ = lambda self, o: lax.le(self, o)
+Tracer.__gt__ = lambda self, o: lax.gt(self, o)
+Tracer.__ge__ = lambda self, o: lax.ge(self, o)
+Tracer.__eq__ = lambda self, o: lax.eq(self, o)
+Tracer.__ne__ = lambda self, o: lax.ne(self, o)
+Tracer.__and__ = Tracer.__rand__ = lambda self, o: lax.logical_and(self, o)
+Tracer.__or__ = Tracer.__ror__ = lambda self, o: lax.logical_or(self, o)
+Tracer.__invert__ = lambda self: lax.logical_not(self)
+Tracer.__getitem__ = lambda self, idx: getitem(self, idx)
+
+Tracer.T = property(lambda self: shape.transpose(self))
+Tracer.mT = property(lambda self: shape.swapaxes(self, -1, -2))
+Tracer.sum = lambda self, axis=None, dtype=None, keepdims=False: reductions.sum(self, axis, dtype, keepdims)
+Tracer.prod = lambda self, axis=None, dtype=None, keepdims=False: reductions.prod(self, axis, dtype, keepdims)
+Tracer.mean = lambda self, axis=None, dtype=None, keepdims=False: reductions.mean(self, axis, dtype, keepdims)
+Tracer.var = lambda self, axis=None, dtype=None, ddof=0, keepdims=False: reductions.var(self, axis, dtype, ddof, keepdims)
+Tracer.std = lambda self, axis=None, dtype=None, ddof=0, keepdims=False: reductions.std(self, axis, dtype, ddof, keepdims)
+Tracer.max = lambda self, axis=None, keepdims=False: reductions.max(self, axis, keepdims)
+Tracer.min = lambda self, axis=None, keepdims=False: reductions.min(self, axis, keepdims)
+Tracer.argmax = lambda self, axis=None, keepdims=False: reductions.argmax(self, axis, keepdims)
+Tracer.argmin = lambda self, axis=None, keepdims=False: reductions.argmin(self, axis, keepdims)
+Tracer.reshape = lambda self, *s, order="C": shape.reshape(
+    self, s[0] if len(s) == 1 and not isinstance(s[0], int) else s, order)
+Tracer.transpose = lambda self, *axes: shape.transpose(
+    self, (axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes) or None)
+Tracer.swapaxes = lambda self, a, b: shape.swapaxes(self, a, b)
+Tracer.squeeze = lambda self, axis=None: shape.squeeze(self, axis)
+Tracer.ravel = Tracer.flatten = lambda self: shape.ravel(self)
+Tracer.astype = lambda self, dtype: lax.convert_element_type(self, dtype)
+Tracer.dot = lambda self, other: products.dot(self, other)
+Tracer.clip = lambda self, a_min=None, a_max=None: ufuncs.clip(self, a_min, a_max)
+Tracer.round = lambda self, decimals=0: ufuncs.round(self, decimals)
+
+
+# --- NumPy's protocols ------------------------------------------------------------------------
+
+def _namespace():
+    from .. import numpy as fnp
+    return fnp
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    fn = getattr(_namespace(), ufunc.__name__, None)
+    if method != "__call__" or kwargs or fn is None:
+        raise FxadTypeError(
+            f"fxad cannot apply numpy.{ufunc.__name__}"
+            f"{'.' + method if method != '__call__' else ''}"
+            f"{' with ' + ', '.join(kwargs) if kwargs else ''} to a traced value; use "
+            "fxad.numpy (see notes/numpy_dispatch.md for what NumPy dispatch covers)")
+    return fn(*inputs)
+
+
+def _array_function(self, func, types, args, kwargs):
+    fn = getattr(_namespace(), func.__name__, None)
+    if fn is None or fn is func:
+        raise FxadTypeError(f"fxad has no differentiable version of numpy.{func.__name__} for "
+                            "traced values yet; use fxad.numpy or compute it outside the "
+                            "transformation")
+    return fn(*args, **kwargs)
+
+
+Tracer.__array_ufunc__ = _array_ufunc
+Tracer.__array_function__ = _array_function
+__all__ = ["creation"]  # imported for its side effects on Tracer

@@ -1,0 +1,85 @@
+"""Reductions and statistics with NumPy's axis / keepdims / dtype conventions."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ..errors import FxadValueError
+from ..rules.helpers import dtype_of, shape_of
+
+
+def normalize_axes(axis, ndim):
+    """None -> all axes; an int or tuple -> sorted, non-negative, checked."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+            raise FxadValueError(f"axis {a} is out of bounds for an array of dimension {ndim}")
+        out.append(a % ndim if ndim else 0)
+    if len(set(out)) != len(out):
+        raise FxadValueError(f"repeated axis in {axis}")
+    return tuple(sorted(out)) if ndim else ()
+
+
+def sum(a, axis=None, dtype=None, keepdims=False):
+    if dtype is not None:
+        a = lax.convert_element_type(a, dtype)
+    return lax.reduce_sum(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+
+
+def prod(a, axis=None, dtype=None, keepdims=False):
+    if dtype is not None:
+        a = lax.convert_element_type(a, dtype)
+    return lax.reduce_prod(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+
+
+def max(a, axis=None, keepdims=False):
+    return lax.reduce_max(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+
+
+def min(a, axis=None, keepdims=False):
+    return lax.reduce_min(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+
+
+amax, amin = max, min
+
+
+def _count(a, axes):
+    shape = shape_of(a)
+    return int(np.prod([shape[i] for i in axes], dtype=np.int64))
+
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    axes = normalize_axes(axis, len(shape_of(a)))
+    if dtype is None and not np.issubdtype(dtype_of(a), np.inexact):
+        dtype = np.float64
+    return lax.div(sum(a, axes, dtype, keepdims), _count(a, axes))
+
+
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    axes = normalize_axes(axis, len(shape_of(a)))
+    d = lax.sub(a, mean(a, axes, dtype, keepdims=True))
+    return lax.div(sum(lax.mul(d, d), axes, keepdims=keepdims), _count(a, axes) - ddof)
+
+
+def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    return lax.sqrt(var(a, axis, dtype, ddof, keepdims))
+
+
+def _arg(fn, a, axis, keepdims):
+    if axis is None:
+        from .shape import ravel
+        out = fn(ravel(a), 0)
+        return lax.reshape(out, (1,) * len(shape_of(a))) if keepdims else out
+    return fn(a, normalize_axes(axis, len(shape_of(a)))[0], keepdims)
+
+
+def argmax(a, axis=None, keepdims=False):
+    return _arg(lax.argmax, a, axis, keepdims)
+
+
+def argmin(a, axis=None, keepdims=False):
+    return _arg(lax.argmin, a, axis, keepdims)

@@ -1,0 +1,119 @@
+"""`dot_general`: the one contraction primitive behind dot, matmul, tensordot, einsum, inner,
+outer. dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)); the output
+is (batch dims, lhs free dims, rhs free dims), each in operand order. It always runs on BLAS
+(tensordot / matmul), and it is bilinear: its transposes are dot_generals too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Primitive, ShapedArray
+from ..errors import FxadValueError
+from ..interpreters.batching import bdim_to_front
+from ..interpreters.transpose import is_undefined
+from .helpers import defjvp, shape_of
+from .. import lax
+
+
+def _free(nd, contract, batch):
+    return [i for i in range(nd) if i not in contract and i not in batch]
+
+
+def _dot_general_impl(lhs, rhs, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if not lb:
+        if lhs.ndim == 2 and rhs.ndim == 2 and lc == (1,) and rc == (0,):
+            return lhs @ rhs
+        return np.tensordot(lhs, rhs, (lc, rc))
+    lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
+    bshape = tuple(lhs.shape[i] for i in lb)
+    lfs, rfs = [lhs.shape[i] for i in lf], [rhs.shape[i] for i in rf]
+    k = int(np.prod([lhs.shape[i] for i in lc], dtype=np.int64))
+    a = np.transpose(lhs, lb + tuple(lf) + lc).reshape(bshape + (int(np.prod(lfs, dtype=np.int64)), k))
+    b = np.transpose(rhs, rb + rc + tuple(rf)).reshape(bshape + (k, int(np.prod(rfs, dtype=np.int64))))
+    return np.matmul(a, b).reshape(bshape + tuple(lfs) + tuple(rfs))
+
+
+def _dot_general_shape(lhs, rhs, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if len(lc) != len(rc) or len(lb) != len(rb) or \
+            any(lhs.shape[i] != rhs.shape[j] for i, j in zip(lc + lb, rc + rb)):
+        raise FxadValueError(f"dot_general: incompatible shapes {lhs.shape} and {rhs.shape} "
+                             f"for dimension_numbers {dimension_numbers}")
+    shape = tuple(lhs.shape[i] for i in lb) + \
+        tuple(lhs.shape[i] for i in _free(lhs.ndim, lc, lb)) + \
+        tuple(rhs.shape[i] for i in _free(rhs.ndim, rc, rb))
+    return ShapedArray(shape, np.result_type(lhs.dtype, rhs.dtype))
+
+
+def _transpose_lhs(ct, lhs_aval, rhs, dimension_numbers):
+    """Cotangent of the lhs: contract ct's rhs-free dims with rhs's, then reorder the result
+    (batch, lhs free, rhs contract dims in rhs order) into the lhs's own axis order."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    nd, rnd = len(lhs_aval.shape), len(shape_of(rhs))
+    lf, rf = _free(nd, lc, lb), _free(rnd, rc, rb)
+    nb = len(lb)
+    ct_rf = tuple(range(nb + len(lf), nb + len(lf) + len(rf)))
+    out = dot_general(ct, rhs, ((ct_rf, tuple(rf)), (tuple(range(nb)), rb)))
+    rc_sorted = sorted(rc)
+    pos = {}
+    for i, d in enumerate(lb):
+        pos[d] = i
+    for i, d in enumerate(lf):
+        pos[d] = nb + i
+    for c_l, c_r in zip(lc, rc):
+        pos[c_l] = nb + len(lf) + rc_sorted.index(c_r)
+    return lax.transpose(out, tuple(pos[d] for d in range(nd)))
+
+
+def _swap(dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    return (rc, lc), (rb, lb)
+
+
+def _dot_general_transpose(ct, lhs, rhs, dimension_numbers):
+    if is_undefined(lhs) and is_undefined(rhs):
+        from ..errors import FxadTypeError
+        raise FxadTypeError("cannot transpose 'dot_general' with both operands linear")
+    if is_undefined(lhs):
+        ct_l = _transpose_lhs(ct, lhs.aval, rhs, dimension_numbers)
+        return [lax.convert_element_type(ct_l, lhs.aval.dtype), None]
+    # rhs: the same computation with the operands swapped; ct's layout swaps its free blocks.
+    (lc, rc), (lb, rb) = dimension_numbers
+    nb = len(lb)
+    nlf = len(_free(len(shape_of(lhs)), lc, lb))
+    nd = len(shape_of(ct))
+    perm = tuple(range(nb)) + tuple(range(nb + nlf, nd)) + tuple(range(nb, nb + nlf))
+    ct_r = _transpose_lhs(lax.transpose(ct, perm), rhs.aval, lhs, _swap(dimension_numbers))
+    return [None, lax.convert_element_type(ct_r, rhs.aval.dtype)]
+
+
+def _dot_general_batch(vals, dims, dimension_numbers):
+    (lhs, rhs), (ld, rd) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    shift = lambda axes: tuple(a + 1 for a in axes)
+    if ld is not None and rd is not None:  # both batched: a new leading batch dimension
+        lhs, rhs = bdim_to_front(lhs, ld), bdim_to_front(rhs, rd)
+        return dot_general(lhs, rhs, ((shift(lc), shift(rc)), ((0,) + shift(lb),
+                                                               (0,) + shift(rb)))), 0
+    if ld is not None:  # the batch axis becomes the first lhs free dim
+        lhs = bdim_to_front(lhs, ld)
+        return dot_general(lhs, rhs, ((shift(lc), rc), (shift(lb), rb))), len(lb)
+    rhs = bdim_to_front(rhs, rd)
+    out = dot_general(lhs, rhs, ((lc, shift(rc)), (lb, shift(rb))))
+    return out, len(lb) + len(_free(len(shape_of(lhs)), lc, lb))
+
+
+dot_general_p = Primitive("dot_general")
+dot_general_p.def_impl(_dot_general_impl)
+dot_general_p.def_abstract_eval(_dot_general_shape)
+defjvp(dot_general_p,
+       lambda t, lhs, rhs, dimension_numbers: dot_general(t, rhs, dimension_numbers),
+       lambda t, lhs, rhs, dimension_numbers: dot_general(lhs, t, dimension_numbers))
+dot_general_p.linear = True
+dot_general_p.transpose = _dot_general_transpose
+dot_general_p.batch = _dot_general_batch
+def dot_general(lhs, rhs, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn)

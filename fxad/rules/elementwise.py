@@ -1,0 +1,355 @@
+"""Elementwise primitives. They broadcast like NumPy (one bind per user op); transposes reduce
+cotangents back to operand shapes with the one shared `unbroadcast` helper.
+
+Block order: definition, impl, shape, JVP, transpose (linear only); `elementwise()` registers
+the impl, the shared broadcasting shape rule and the shared elementwise batching rule.
+JVP rules keep tangents on the left of a `mul`/`div` by a primal-only factor, so the staged
+tangent program is linear, and they reuse the output (`ans`) where that saves work.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.special
+
+from ..core import Primitive, is_float
+from ..errors import FxadTypeError
+from ..interpreters.jvp import Zero
+from ..interpreters.transpose import is_undefined
+from .helpers import (ct_for, defjvp, defjvp_with_output, defjvp_zero, deflinear,
+                      dtype_of, elementwise_shape, fit, unbroadcast)
+from ..interpreters.batching import defbatch_elementwise
+
+
+def elementwise(name, impl):
+    p = Primitive(name)
+    p.def_impl(impl)
+    elementwise_shape(p)
+    defbatch_elementwise(p)
+    return p
+
+
+def deftranspose(prim, rule):
+    prim.linear = True
+    prim.transpose = rule
+
+
+# --- linear arithmetic -------------------------------------------------------------------------
+
+neg_p = elementwise("neg", np.negative)
+deflinear(neg_p, lambda ct, x: [neg(ct)])
+def neg(x): return neg_p.bind(x)
+
+
+add_p = elementwise("add", np.add)
+defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
+deftranspose(add_p, lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
+def add(x, y): return add_p.bind(x, y)
+
+
+sub_p = elementwise("sub", np.subtract)
+defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
+deftranspose(sub_p, lambda ct, x, y: [ct_for(x, ct),
+                                      unbroadcast(neg(ct), y.aval) if is_undefined(y) else None])
+def sub(x, y): return sub_p.bind(x, y)
+
+
+def _nonlinear(name):
+    raise FxadTypeError(f"cannot transpose '{name}' with both operands linear: the function "
+                        "is not linear in its inputs")
+
+
+mul_p = elementwise("mul", np.multiply)
+defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
+def _mul_transpose(ct, x, y):
+    if is_undefined(x) and is_undefined(y):
+        _nonlinear("mul")
+    if is_undefined(x):
+        return [unbroadcast(mul(ct, y), x.aval), None]
+    return [None, unbroadcast(mul(x, ct), y.aval)]
+deftranspose(mul_p, _mul_transpose)
+def mul(x, y): return mul_p.bind(x, y)
+
+
+div_p = elementwise("div", np.true_divide)
+defjvp_with_output(div_p, lambda t, ans, x, y: div(t, y),
+                   lambda t, ans, x, y: mul(t, neg(div(ans, y))))
+def _div_transpose(ct, x, y):
+    if is_undefined(y):
+        raise FxadTypeError("cannot transpose 'div' in its denominator: x / y is not linear in y")
+    return [unbroadcast(div(ct, y), x.aval), None]
+deftranspose(div_p, _div_transpose)
+def div(x, y): return div_p.bind(x, y)
+
+
+convert_element_type_p = Primitive("convert_element_type")
+convert_element_type_p.def_impl(lambda x, new_dtype: np.asarray(x).astype(new_dtype))
+convert_element_type_p.def_abstract_eval(
+    lambda x, new_dtype: x.__class__(x.shape, new_dtype))
+def _convert_jvp(primals, tangents, new_dtype):
+    (x,), (t,) = primals, tangents
+    ans = convert_element_type(x, new_dtype)
+    if type(t) is Zero or not is_float(new_dtype):
+        return ans, Zero.like(ans)
+    return ans, convert_element_type(t, new_dtype)
+convert_element_type_p.jvp = _convert_jvp
+deftranspose(convert_element_type_p,
+             lambda ct, x, new_dtype: [convert_element_type(ct, x.aval.dtype)])
+defbatch_elementwise(convert_element_type_p)
+def convert_element_type(x, new_dtype):
+    new_dtype = np.dtype(new_dtype)
+    if dtype_of(x) == new_dtype:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=new_dtype)
+
+
+select_p = elementwise("select", np.where)  # select(pred, on_true, on_false) = np.where
+def _select_jvp(primals, tangents):
+    pred, a, b = primals
+    _, ta, tb = tangents
+    ans = select(pred, a, b)
+    if type(ta) is Zero and type(tb) is Zero:
+        return ans, Zero.like(ans)
+    t = select(pred, 0.0 if type(ta) is Zero else ta, 0.0 if type(tb) is Zero else tb)
+    return ans, fit(t, ans)
+select_p.jvp = _select_jvp
+deftranspose(select_p, lambda ct, pred, a, b: [
+    None,
+    unbroadcast(select(pred, ct, 0.0), a.aval) if is_undefined(a) else None,
+    unbroadcast(select(pred, 0.0, ct), b.aval) if is_undefined(b) else None])
+def select(pred, on_true, on_false): return select_p.bind(pred, on_true, on_false)
+
+
+# --- powers, exponentials, logarithms ------------------------------------------------------
+
+def _integer_pow_impl(x, y):
+    if y == 2:
+        return np.square(x)
+    if y < 0 and np.issubdtype(np.asarray(x).dtype, np.integer):
+        return np.power(np.asarray(x, float), y)
+    return np.power(x, y)
+integer_pow_p = elementwise("integer_pow", _integer_pow_impl)
+defjvp(integer_pow_p, lambda t, x, y: (
+    t if y == 1 else mul(t, 0.0) if y == 0 else
+    mul(t, mul(y, x if y == 2 else integer_pow(x, y - 1)))))
+def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
+
+
+pow_p = elementwise("pow", np.power)
+defjvp_with_output(
+    pow_p,
+    lambda t, ans, x, y: mul(t, mul(y, pow(x, sub(y, 1)))),
+    # d/dy x**y = log(x) x**y; at x == 0 it is 0 (for y > 0), not nan.
+    lambda t, ans, x, y: mul(t, mul(ans, log(select(eq(x, 0), 1.0, x)))))
+def pow(x, y): return pow_p.bind(x, y)
+
+
+exp_p = elementwise("exp", np.exp)
+defjvp_with_output(exp_p, lambda t, ans, x: mul(t, ans))
+def exp(x): return exp_p.bind(x)
+
+
+log_p = elementwise("log", np.log)
+defjvp(log_p, lambda t, x: div(t, x))
+def log(x): return log_p.bind(x)
+
+
+log1p_p = elementwise("log1p", np.log1p)
+defjvp(log1p_p, lambda t, x: div(t, add(x, 1.0)))
+def log1p(x): return log1p_p.bind(x)
+
+
+expm1_p = elementwise("expm1", np.expm1)
+defjvp_with_output(expm1_p, lambda t, ans, x: mul(t, add(ans, 1.0)))
+def expm1(x): return expm1_p.bind(x)
+
+
+sqrt_p = elementwise("sqrt", np.sqrt)
+defjvp_with_output(sqrt_p, lambda t, ans, x: div(t, mul(2.0, ans)))
+def sqrt(x): return sqrt_p.bind(x)
+
+
+rsqrt_p = elementwise("rsqrt", lambda x: 1.0 / np.sqrt(x))
+defjvp_with_output(rsqrt_p, lambda t, ans, x: mul(t, mul(-0.5, div(ans, x))))
+def rsqrt(x): return rsqrt_p.bind(x)
+
+
+logistic_p = elementwise("logistic", scipy.special.expit)
+defjvp_with_output(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(1.0, ans))))
+def logistic(x): return logistic_p.bind(x)
+
+
+# --- trigonometric and hyperbolic ----------------------------------------------------------
+
+sin_p = elementwise("sin", np.sin)
+defjvp(sin_p, lambda t, x: mul(t, cos(x)))
+def sin(x): return sin_p.bind(x)
+
+
+cos_p = elementwise("cos", np.cos)
+defjvp(cos_p, lambda t, x: mul(t, neg(sin(x))))
+def cos(x): return cos_p.bind(x)
+
+
+tan_p = elementwise("tan", np.tan)
+defjvp_with_output(tan_p, lambda t, ans, x: mul(t, add(1.0, mul(ans, ans))))
+def tan(x): return tan_p.bind(x)
+
+
+arcsin_p = elementwise("arcsin", np.arcsin)
+defjvp(arcsin_p, lambda t, x: mul(t, rsqrt(sub(1.0, mul(x, x)))))
+def arcsin(x): return arcsin_p.bind(x)
+
+
+arccos_p = elementwise("arccos", np.arccos)
+defjvp(arccos_p, lambda t, x: mul(t, neg(rsqrt(sub(1.0, mul(x, x))))))
+def arccos(x): return arccos_p.bind(x)
+
+
+arctan_p = elementwise("arctan", np.arctan)
+defjvp(arctan_p, lambda t, x: div(t, add(1.0, mul(x, x))))
+def arctan(x): return arctan_p.bind(x)
+
+
+arctan2_p = elementwise("arctan2", np.arctan2)  # arctan2(y, x) = angle of (x, y)
+defjvp(arctan2_p,
+       lambda t, y, x: mul(t, div(x, add(mul(x, x), mul(y, y)))),
+       lambda t, y, x: mul(t, neg(div(y, add(mul(x, x), mul(y, y))))))
+def arctan2(y, x): return arctan2_p.bind(y, x)
+
+
+tanh_p = elementwise("tanh", np.tanh)
+defjvp_with_output(tanh_p, lambda t, ans, x: mul(t, sub(1.0, mul(ans, ans))))
+def tanh(x): return tanh_p.bind(x)
+
+
+sinh_p = elementwise("sinh", np.sinh)
+defjvp(sinh_p, lambda t, x: mul(t, cosh(x)))
+def sinh(x): return sinh_p.bind(x)
+
+
+cosh_p = elementwise("cosh", np.cosh)
+defjvp(cosh_p, lambda t, x: mul(t, sinh(x)))
+def cosh(x): return cosh_p.bind(x)
+
+
+arcsinh_p = elementwise("arcsinh", np.arcsinh)
+defjvp(arcsinh_p, lambda t, x: mul(t, rsqrt(add(mul(x, x), 1.0))))
+def arcsinh(x): return arcsinh_p.bind(x)
+
+
+arccosh_p = elementwise("arccosh", np.arccosh)
+defjvp(arccosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, 1.0), add(x, 1.0)))))
+def arccosh(x): return arccosh_p.bind(x)
+
+
+arctanh_p = elementwise("arctanh", np.arctanh)
+defjvp(arctanh_p, lambda t, x: div(t, sub(1.0, mul(x, x))))
+def arctanh(x): return arctanh_p.bind(x)
+
+
+# --- piecewise -----------------------------------------------------------------------------
+
+abs_p = elementwise("abs", np.abs)
+defjvp(abs_p, lambda t, x: mul(t, sign(x)))
+def abs(x): return abs_p.bind(x)
+
+
+def _tie_weight(win, tie, like):
+    """1 where this operand wins, 1/2 on ties (the derivative is split evenly, as JAX does)."""
+    dt = dtype_of(like)
+    return add(convert_element_type(win, dt), mul(0.5, convert_element_type(tie, dt)))
+
+
+max_p = elementwise("max", np.maximum)
+defjvp_with_output(max_p,
+                   lambda t, ans, x, y: mul(t, _tie_weight(gt(x, y), eq(x, y), ans)),
+                   lambda t, ans, x, y: mul(t, _tie_weight(lt(x, y), eq(x, y), ans)))
+def max(x, y): return max_p.bind(x, y)
+
+
+min_p = elementwise("min", np.minimum)
+defjvp_with_output(min_p,
+                   lambda t, ans, x, y: mul(t, _tie_weight(lt(x, y), eq(x, y), ans)),
+                   lambda t, ans, x, y: mul(t, _tie_weight(gt(x, y), eq(x, y), ans)))
+def min(x, y): return min_p.bind(x, y)
+
+
+# Piecewise-constant functions and predicates: zero derivative everywhere it exists.
+sign_p = elementwise("sign", np.sign)
+defjvp_zero(sign_p)
+def sign(x): return sign_p.bind(x)
+
+
+floor_p = elementwise("floor", np.floor)
+defjvp_zero(floor_p)
+def floor(x): return floor_p.bind(x)
+
+
+ceil_p = elementwise("ceil", np.ceil)
+defjvp_zero(ceil_p)
+def ceil(x): return ceil_p.bind(x)
+
+
+round_p = elementwise("round", lambda x, decimals: np.round(x, decimals))
+defjvp_zero(round_p)
+def round(x, decimals=0): return round_p.bind(x, decimals=int(decimals))
+
+
+stop_gradient_p = elementwise("stop_gradient", lambda x: x)
+defjvp_zero(stop_gradient_p)
+def stop_gradient(x): return stop_gradient_p.bind(x)
+
+
+eq_p = elementwise("eq", np.equal)
+defjvp_zero(eq_p)
+def eq(x, y): return eq_p.bind(x, y)
+
+
+ne_p = elementwise("ne", np.not_equal)
+defjvp_zero(ne_p)
+def ne(x, y): return ne_p.bind(x, y)
+
+
+lt_p = elementwise("lt", np.less)
+defjvp_zero(lt_p)
+def lt(x, y): return lt_p.bind(x, y)
+
+
+le_p = elementwise("le", np.less_equal)
+defjvp_zero(le_p)
+def le(x, y): return le_p.bind(x, y)
+
+
+gt_p = elementwise("gt", np.greater)
+defjvp_zero(gt_p)
+def gt(x, y): return gt_p.bind(x, y)
+
+
+ge_p = elementwise("ge", np.greater_equal)
+defjvp_zero(ge_p)
+def ge(x, y): return ge_p.bind(x, y)
+
+
+logical_and_p = elementwise("logical_and", np.logical_and)
+defjvp_zero(logical_and_p)
+def logical_and(x, y): return logical_and_p.bind(x, y)
+
+
+logical_or_p = elementwise("logical_or", np.logical_or)
+defjvp_zero(logical_or_p)
+def logical_or(x, y): return logical_or_p.bind(x, y)
+
+
+logical_not_p = elementwise("logical_not", np.logical_not)
+defjvp_zero(logical_not_p)
+def logical_not(x): return logical_not_p.bind(x)
+
+
+isfinite_p = elementwise("isfinite", np.isfinite)
+defjvp_zero(isfinite_p)
+def isfinite(x): return isfinite_p.bind(x)
+
+
+isnan_p = elementwise("isnan", np.isnan)
+defjvp_zero(isnan_p)
+def isnan(x): return isnan_p.bind(x)

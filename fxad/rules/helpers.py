@@ -1,0 +1,144 @@
+"""Helpers that make most rule blocks one line. Rules call ops through `lax` at call time."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import ShapedArray, get_aval, is_float
+from ..interpreters.jvp import Zero
+from ..interpreters.transpose import is_undefined
+
+# --- shape rules ---------------------------------------------------------------------------
+
+_dtype_cache = {}
+
+
+def probe_dtype(prim, avals, params):
+    """The output dtype NumPy gives, found by running the impl on one-element samples, so
+    staged dtypes always agree with eager ones (NumPy's promotion rules are subtle)."""
+    key = (prim, tuple(a.weak or a.dtype for a in avals), tuple(sorted(params.items())))
+    dt = _dtype_cache.get(key)
+    if dt is None:
+        with np.errstate(all="ignore"):
+            out = prim.impl(*[a.sample() for a in avals], **params)
+        dt = _dtype_cache[key] = np.asarray(out).dtype
+    return dt
+
+
+def elementwise_shape(prim):
+    """Shape rule of an elementwise primitive: NumPy broadcasting, probed dtype."""
+    def rule(*avals, **params):
+        try:
+            shape = np.broadcast_shapes(*[a.shape for a in avals])
+        except ValueError:
+            from ..errors import FxadValueError
+            raise FxadValueError(f"{prim.name}: shapes {[a.shape for a in avals]} do not "
+                                 "broadcast together") from None
+        return ShapedArray(shape, probe_dtype(prim, avals, params))
+    prim.def_abstract_eval(rule)
+
+
+def dtype_of(x):
+    return x.dtype if hasattr(x, "dtype") else get_aval(x).dtype
+
+
+def shape_of(x):
+    return x.shape if hasattr(x, "shape") else np.shape(x)
+
+
+# --- JVP helpers ---------------------------------------------------------------------------
+
+def fit(t, like):
+    """Broadcast/convert a tangent contribution to the shape and dtype of `like`."""
+    from .. import lax
+    shape = shape_of(like)
+    if shape_of(t) != shape:
+        t = lax.broadcast_to(t, shape)
+    dt = dtype_of(like)
+    if dtype_of(t) != dt:
+        t = lax.convert_element_type(t, dt)
+    return t
+
+
+def defjvp(prim, *rules, with_output=False):
+    """One rule per operand, `rule(t, *primals, **params)` (or `rule(t, ans, *primals)` with
+    `with_output`); the contributions of the non-zero tangents are summed."""
+    from .. import lax
+
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        acc = None
+        for rule, t in zip(rules, tangents):
+            if rule is None or type(t) is Zero:
+                continue
+            c = rule(t, ans, *primals, **params) if with_output else rule(t, *primals, **params)
+            acc = c if acc is None else lax.add(acc, c)
+        if acc is None:
+            return ans, Zero.like(ans)
+        return ans, fit(acc, ans) if len(primals) > 1 else acc
+    prim.jvp = jvp
+
+
+def defjvp_with_output(prim, *rules):
+    defjvp(prim, *rules, with_output=True)
+
+
+def defjvp_zero(prim):
+    """Piecewise-constant or non-float outputs: the tangent is a symbolic zero."""
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        if prim.multiple_results:
+            return ans, [Zero.like(a) for a in ans]
+        return ans, Zero.like(ans)
+    prim.jvp = jvp
+
+
+def deflinear(prim, transpose_rule, linear_args=None):
+    """A primitive linear in the operands `linear_args` (default: all). Its JVP applies it to
+    the tangents (symbolic zeros of linear operands are materialized only if some other
+    linear operand has a tangent); `transpose_rule(ct, *args, **params)` gives the cotangents."""
+    prim.linear = True
+
+    def jvp(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        idx = range(len(primals)) if linear_args is None else linear_args
+        if all(type(tangents[i]) is Zero for i in idx):
+            return ans, (Zero.like(ans) if not prim.multiple_results
+                         else [Zero.like(a) for a in ans])
+        args = list(primals)
+        for i in idx:
+            t = tangents[i]
+            args[i] = np.zeros(t.aval.shape, t.aval.dtype) if type(t) is Zero else t
+        return ans, prim.bind(*args, **params)
+    prim.jvp = jvp
+    prim.transpose = transpose_rule
+
+
+# --- transpose helpers ---------------------------------------------------------------------
+
+def unbroadcast(ct, aval):
+    """THE helper that reduces a cotangent back to an operand's shape and dtype after NumPy
+    broadcasting: sum the leading axes and the axes where the operand had size 1."""
+    from .. import lax
+    if type(ct) is Zero:
+        return Zero(aval)
+    shape = shape_of(ct)
+    if shape != aval.shape:
+        lead = len(shape) - len(aval.shape)
+        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(aval.shape)
+                                          if d == 1 and shape[lead + i] != 1)
+        if axes:
+            ct = lax.reduce_sum(ct, axes)
+        if shape_of(ct) != aval.shape:
+            ct = lax.reshape(ct, aval.shape)
+    if dtype_of(ct) != aval.dtype:
+        if is_float(aval.dtype) or np.issubdtype(aval.dtype, np.complexfloating):
+            ct = lax.convert_element_type(ct, aval.dtype)
+        else:
+            return None  # integer operand: no cotangent
+    return ct
+
+
+def ct_for(arg, ct):
+    """The cotangent for `arg` in a transpose rule: `ct` reduced to its shape if it is a
+    linear input, else None."""
+    return unbroadcast(ct, arg.aval) if is_undefined(arg) else None

@@ -1,0 +1,124 @@
+"""Reductions over static axes (normalized, non-negative tuples). `keepdims` is a parameter so
+NumPy's keepdims costs no extra reshape."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Primitive, ShapedArray
+from ..interpreters.batching import defbatch_unary_axes
+from ..interpreters.jvp import Zero
+from .helpers import defjvp_zero, deflinear, probe_dtype, shape_of
+from .. import lax
+
+
+def reduced_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def reduction(name, impl):
+    p = Primitive(name)
+    p.def_impl(impl)
+    p.def_abstract_eval(lambda x, axes, keepdims: ShapedArray(
+        reduced_shape(x.shape, axes, keepdims),
+        probe_dtype(p, [x], dict(axes=axes, keepdims=keepdims))))
+    defbatch_unary_axes(p)
+    return p
+
+
+def expand_reduced(y, in_shape, axes, keepdims):
+    """Put back the reduced axes of `y` as size-1 axes (to broadcast against the input)."""
+    if keepdims:
+        return y
+    return lax.reshape(y, reduced_shape(in_shape, axes, True))
+
+
+reduce_sum_p = reduction("reduce_sum", lambda x, axes, keepdims: np.sum(x, axes, keepdims=keepdims))
+deflinear(reduce_sum_p, lambda ct, x, axes, keepdims: [
+    lax.broadcast_to(expand_reduced(ct, x.aval.shape, axes, keepdims), x.aval.shape)])
+def reduce_sum(x, axes, keepdims=False):
+    return reduce_sum_p.bind(x, axes=tuple(axes), keepdims=keepdims)
+
+
+def _extremum_jvp(prim):
+    """Derivative of max/min: the tangent at the extremal positions, averaged over ties."""
+    def jvp(primals, tangents, axes, keepdims):
+        (x,), (t,) = primals, tangents
+        ans = prim.bind(x, axes=axes, keepdims=keepdims)
+        if type(t) is Zero:
+            return ans, Zero.like(ans)
+        at = lax.convert_element_type(lax.eq(x, expand_reduced(ans, shape_of(x), axes, keepdims)),
+                                      ans.dtype)
+        count = reduce_sum(at, axes, keepdims)
+        return ans, lax.div(reduce_sum(lax.mul(t, at), axes, keepdims), count)
+    prim.jvp = jvp
+
+
+reduce_max_p = reduction("reduce_max", lambda x, axes, keepdims: np.max(x, axes, keepdims=keepdims))
+_extremum_jvp(reduce_max_p)
+def reduce_max(x, axes, keepdims=False):
+    return reduce_max_p.bind(x, axes=tuple(axes), keepdims=keepdims)
+
+
+reduce_min_p = reduction("reduce_min", lambda x, axes, keepdims: np.min(x, axes, keepdims=keepdims))
+_extremum_jvp(reduce_min_p)
+def reduce_min(x, axes, keepdims=False):
+    return reduce_min_p.bind(x, axes=tuple(axes), keepdims=keepdims)
+
+
+def _prod_by_halving(x):
+    """prod over axis 0 as a tree of elementwise `mul`s. Differentiating this gives the
+    product-of-the-others at every order, zeros in x included (no division by x)."""
+    while x.shape[0] > 1:
+        n = x.shape[0]
+        if n % 2:
+            x = lax.concatenate([x, lax.broadcast_to(np.ones((1,) * x.ndim, x.dtype),
+                                                     (1,) + tuple(x.shape[1:]))], 0)
+            n += 1
+        x = lax.mul(lax.getitem(x, slice(0, n // 2)), lax.getitem(x, slice(n // 2, n)))
+    return lax.reshape(x, tuple(x.shape[1:]))
+
+
+def _reduce_prod_jvp(primals, tangents, axes, keepdims):
+    from ..interpreters.jvp import jvp_flat
+    (x,), (t,) = primals, tangents
+    ans = reduce_prod(x, axes, keepdims)
+    if type(t) is Zero:
+        return ans, Zero.like(ans)
+    shape = shape_of(x)
+    rest = [i for i in range(len(shape)) if i not in axes]
+    perm = tuple(axes) + tuple(rest)
+    flat_shape = (int(np.prod([shape[a] for a in axes], dtype=np.int64)),) + \
+        tuple(shape[i] for i in rest)
+
+    def flat_prod(v):
+        return _prod_by_halving(lax.reshape(lax.transpose(v, perm), flat_shape))
+    _, (dt,) = jvp_flat(lambda v: [flat_prod(v)], [x], [t], name="reduce_prod jvp")
+    return ans, (Zero.like(ans) if type(dt) is Zero
+                 else lax.reshape(dt, shape_of(ans)) if keepdims else dt)
+
+
+reduce_prod_p = reduction("reduce_prod", lambda x, axes, keepdims: np.prod(x, axes, keepdims=keepdims))
+reduce_prod_p.jvp = _reduce_prod_jvp
+def reduce_prod(x, axes, keepdims=False):
+    return reduce_prod_p.bind(x, axes=tuple(axes), keepdims=keepdims)
+
+
+def _arg_reduction(name, impl):
+    p = Primitive(name)
+    p.def_impl(lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims))
+    p.def_abstract_eval(lambda x, axis, keepdims: ShapedArray(
+        reduced_shape(x.shape, (axis,), keepdims), np.intp))
+    defjvp_zero(p)
+    defbatch_unary_axes(p, "axis")
+    return p
+
+
+argmax_p = _arg_reduction("argmax", np.argmax)
+def argmax(x, axis, keepdims=False): return argmax_p.bind(x, axis=int(axis), keepdims=keepdims)
+
+
+argmin_p = _arg_reduction("argmin", np.argmin)
+def argmin(x, axis, keepdims=False): return argmin_p.bind(x, axis=int(axis), keepdims=keepdims)
+

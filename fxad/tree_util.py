@@ -1,0 +1,255 @@
+"""Pytrees: nested containers whose leaves are flattened into a list (JAX semantics).
+
+A tree is split into a flat list of leaves plus a hashable PyTreeDef describing
+its shape, so transformations can work on flat lists and cache on structure.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from typing import Any, Callable, Iterable
+
+__all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten",
+           "tree_leaves", "tree_structure", "tree_map", "treedef_children", "tree_all",
+           "tree_flatten_up_to", "broadcast_prefix"]
+
+# type -> (flatten_fn, unflatten_fn). Keyed by exact type: a dict hit is the
+# cheapest possible test on the hot path.
+_registry: dict[type, tuple[Callable, Callable]] = {}
+
+# Node kinds. Namedtuples/dataclasses are detected structurally rather than
+# registered, so arbitrary user types work without any setup.
+_LEAF, _REG, _NT, _DC = 0, 1, 2, 3
+
+
+def register_pytree_node(nodetype: type, flatten_fn: Callable, unflatten_fn: Callable) -> None:
+    """flatten_fn(x) -> (children, aux_data); unflatten_fn(aux_data, children) -> x."""
+    if nodetype in _registry:
+        raise ValueError(f"Duplicate pytree node registration for {nodetype!r}")
+    _registry[nodetype] = (flatten_fn, unflatten_fn)
+
+
+def _dict_flatten(d):
+    keys = tuple(sorted(d))  # sorted so equal dicts give equal treedefs regardless of insertion order
+    return [d[k] for k in keys], keys
+
+
+register_pytree_node(tuple, lambda x: (x, None), lambda _, ch: tuple(ch))
+register_pytree_node(list, lambda x: (x, None), lambda _, ch: list(ch))
+register_pytree_node(dict, _dict_flatten, lambda keys, ch: dict(zip(keys, ch)))
+register_pytree_node(type(None), lambda _: ((), None), lambda _, __: None)
+# OrderedDict's order is meaningful to the user, so it is kept (and part of the aux).
+register_pytree_node(OrderedDict, lambda d: (list(d.values()), tuple(d)),
+                     lambda keys, ch: OrderedDict(zip(keys, ch)))
+
+_dc_fields: dict[type, tuple[str, ...]] = {}
+
+
+def _dataclass_names(t: type) -> tuple[str, ...]:
+    names = _dc_fields.get(t)
+    if names is None:
+        # Only init=True fields: those are exactly what type(x)(**kw) can accept.
+        names = _dc_fields[t] = tuple(f.name for f in dataclasses.fields(t) if f.init)
+    return names
+
+
+def _decompose(x):
+    """Return (kind, children, aux, unflatten_fn) for a node, or None for a leaf."""
+    t = type(x)
+    h = _registry.get(t)  # registered types take precedence over structural detection
+    if h is not None:
+        children, aux = h[0](x)
+        return _REG, children, aux, h[1]
+    if isinstance(x, tuple) and hasattr(t, "_fields"):
+        return _NT, x, None, None
+    if hasattr(t, "__dataclass_fields__"):  # on the type: a dataclass *class* is a leaf
+        names = _dataclass_names(t)
+        return _DC, [getattr(x, n) for n in names], names, None
+    return None
+
+
+class PyTreeDef:
+    """Immutable, hashable description of a tree's structure (leaves elided)."""
+
+    __slots__ = ("_kind", "_type", "_aux", "_children", "_unflat", "num_leaves", "num_nodes", "_hash")
+
+    def __init__(self, kind, nodetype, aux, children, unflat):
+        # _unflat is not part of identity (__eq__/__hash__): the node type determines it.
+        values = (kind, nodetype, aux, children, unflat,
+                  1 if kind == _LEAF else sum(c.num_leaves for c in children),
+                  1 + sum(c.num_nodes for c in children), None)
+        for name, v in zip(self.__slots__, values):
+            object.__setattr__(self, name, v)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("PyTreeDef is immutable")
+
+    __delattr__ = __setattr__
+
+    # Immutable, so copies can share the original.
+    __copy__ = lambda self: self
+    __deepcopy__ = lambda self, memo: self
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if not isinstance(other, PyTreeDef):
+            return NotImplemented
+        return (self._kind == other._kind and self._type is other._type
+                and self._aux == other._aux and self._children == other._children)
+
+    def __hash__(self):
+        # Computed lazily so unhashable custom aux data only fails if hashing is needed.
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((self._kind, self._type, self._aux, self._children)))
+        return self._hash
+
+    def children(self) -> list[PyTreeDef]:
+        return list(self._children)
+
+    def unflatten(self, leaves: Iterable[Any]) -> Any:
+        leaves = list(leaves)
+        if len(leaves) != self.num_leaves:
+            raise ValueError(f"Tree structure {self} expects {self.num_leaves} leaves, "
+                             f"but {len(leaves)} leaves were given")
+        return self._build(iter(leaves))
+
+    def _build(self, it):
+        kind = self._kind
+        if kind == _LEAF:
+            return next(it)
+        ch = [c._build(it) for c in self._children]
+        if kind == _REG:
+            return self._unflat(self._aux, ch)
+        if kind == _NT:
+            return self._type(*ch)
+        return self._type(**dict(zip(self._aux, ch)))
+
+    def flatten_up_to(self, tree: Any) -> list[Any]:
+        """Subtrees of `tree` at this treedef's leaf positions (self must be a prefix)."""
+        out: list[Any] = []
+        try:
+            self._up_to(tree, out)
+        except _Mismatch as e:
+            try:
+                got = str(tree_structure(tree))
+            except Exception:  # e.g. unsortable dict keys; don't mask the real error
+                got = repr(tree)
+            raise ValueError(f"Tree structure mismatch: {e}.\n  expected (prefix): {self}\n"
+                             f"  got: {got}") from None
+        return out
+
+    def _up_to(self, x, out):
+        if self._kind == _LEAF:
+            out.append(x)
+            return
+        d = _decompose(x)
+        if d is None:
+            raise _Mismatch(f"expected a {self._type.__name__} node, got leaf {x!r}")
+        kind, children, aux, _ = d
+        if kind != self._kind or type(x) is not self._type:
+            raise _Mismatch(f"expected a {self._type.__name__} node, got {type(x).__name__}")
+        if aux != self._aux:
+            raise _Mismatch(f"{self._type.__name__} node metadata differs: expected {self._aux!r}, got {aux!r}")
+        children = list(children)
+        if len(children) != len(self._children):
+            raise _Mismatch(f"{self._type.__name__} node expected {len(self._children)} "
+                            f"children, got {len(children)}")
+        for td, c in zip(self._children, children):
+            td._up_to(c, out)
+
+    def __repr__(self):
+        return f"PyTreeDef({self._str()})"
+
+    def _str(self):
+        kind, t = self._kind, self._type
+        if kind == _LEAF:
+            return "*"
+        ch = [c._str() for c in self._children]
+        if kind in (_NT, _DC):
+            names = t._fields if kind == _NT else self._aux
+            return f"{t.__name__}({', '.join(f'{n}={c}' for n, c in zip(names, ch))})"
+        if t is type(None):
+            return "None"
+        if t is tuple:
+            return "(" + ", ".join(ch) + ("," if len(ch) == 1 else "") + ")"
+        if t is list:
+            return "[" + ", ".join(ch) + "]"
+        if t is dict or t is OrderedDict:
+            body = "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(self._aux, ch)) + "}"
+            return body if t is dict else f"OrderedDict({body})"
+        return f"CustomNode({t.__name__}[{self._aux!r}], [{', '.join(ch)}])"
+
+
+class _Mismatch(Exception):
+    """Internal: raised deep in a walk, re-raised as ValueError with both full structures."""
+
+
+_LEAF_DEF = PyTreeDef(_LEAF, None, None, (), None)  # all leaves share one treedef
+
+
+def _flatten(x, is_leaf, leaves):
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF_DEF
+    d = _decompose(x)
+    if d is None:
+        leaves.append(x)
+        return _LEAF_DEF
+    kind, children, aux, unflat = d
+    subs = tuple([_flatten(c, is_leaf, leaves) for c in children])
+    return PyTreeDef(kind, type(x), aux, subs, unflat)
+
+
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
+    leaves: list[Any] = []
+    treedef = _flatten(tree, is_leaf, leaves)
+    return leaves, treedef
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
+    return treedef.unflatten(leaves)
+
+
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
+    return treedef.children()
+
+
+def tree_flatten_up_to(treedef: PyTreeDef, tree: Any) -> list:
+    return treedef.flatten_up_to(tree)
+
+
+def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Apply f to corresponding leaves; `tree` may be a prefix of each tree in `rest`."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    others = [treedef.flatten_up_to(r) for r in rest]
+    return treedef.unflatten(map(f, leaves, *others))
+
+
+def tree_all(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    return all(tree_leaves(tree, is_leaf))
+
+
+def broadcast_prefix(prefix_tree: Any, full_tree: Any,
+                     is_leaf: Callable[[Any], bool] | None = None) -> list:
+    """For each leaf of full_tree, the leaf of prefix_tree whose subtree contains it.
+
+    None in the prefix is a leaf ("applies to the whole subtree"), as with vmap's
+    in_axes. `is_leaf` applies to the prefix; full_tree is flattened normally.
+    """
+    def prefix_leaf(x):
+        return x is None or (is_leaf is not None and is_leaf(x))
+
+    leaves, treedef = tree_flatten(prefix_tree, prefix_leaf)
+    result: list[Any] = []
+    for p, sub in zip(leaves, treedef.flatten_up_to(full_tree)):
+        result.extend([p] * tree_structure(sub).num_leaves)
+    return result
