@@ -8,7 +8,7 @@ from .ufuncs import *  # noqa: F401,F403
 from .ufuncs import abs, pow, round  # noqa: F401  (names star-import skips or shadows)
 from .reductions import (  # noqa: F401
     amax, amin, argmax, argmin, max, mean, min, prod, std, sum, var)
-from .shape import (  # noqa: F401
+from .manipulation import (  # noqa: F401
     atleast_1d, broadcast_to, concatenate, expand_dims, flip, moveaxis, ndim, nonzero, ravel,
     reshape, shape, size, split, squeeze, stack, swapaxes, transpose)
 from .products import dot, einsum, inner, matmul, outer, tensordot, vdot  # noqa: F401

@@ -57,7 +57,7 @@ def _has_tracer(obj):
 
 
 def _stack_nested(obj):
-    from .shape import stack
+    from .manipulation import stack
     if isinstance(obj, (list, tuple)):
         return stack([_stack_nested(o) for o in obj])
     return obj

@@ -8,7 +8,7 @@ import numpy as np
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError
-from . import creation, products, reductions, shape, ufuncs
+from . import creation, manipulation as shape, products, reductions, ufuncs
 from ..rules.indexing import getitem
 
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import lax
 from ..errors import FxadValueError
-from .shape import ndim, ravel, shape, squeeze
+from .manipulation import ndim, ravel, shape, squeeze
 
 
 def matmul(a, b):

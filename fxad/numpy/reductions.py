@@ -1,6 +1,8 @@
 """Reductions and statistics with NumPy's axis / keepdims / dtype conventions."""
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from .. import lax
@@ -16,7 +18,7 @@ def normalize_axes(axis, ndim):
     out = []
     for a in axes:
         a = int(a)
-        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
             raise FxadValueError(f"axis {a} is out of bounds for an array of dimension {ndim}")
         out.append(a % ndim if ndim else 0)
     if len(set(out)) != len(out):
@@ -71,7 +73,7 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 def _arg(fn, a, axis, keepdims):
     if axis is None:
-        from .shape import ravel
+        from .manipulation import ravel
         out = fn(ravel(a), 0)
         return lax.reshape(out, (1,) * len(shape_of(a))) if keepdims else out
     return fn(a, normalize_axes(axis, len(shape_of(a)))[0], keepdims)

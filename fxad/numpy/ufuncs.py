@@ -66,7 +66,7 @@ mod = remainder
 
 def where(condition, x=None, y=None):
     if x is None and y is None:
-        from .shape import nonzero
+        from .manipulation import nonzero
         return nonzero(condition)
     if x is None or y is None:
         raise TypeError("where takes one argument (the condition) or three")

@@ -1,0 +1,69 @@
+"""The rule tables are complete: every primitive has its rules and a row in some table."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fxad.numpy as fnp
+from fxad import lax
+from fxad.__main__ import all_primitives, rule_matrix
+from fxad.test_util import check_grads
+
+from . import test_dot, test_elementwise, test_reductions, test_structural
+from .common import primitives_used
+
+# Checked exactly elsewhere (finite differences cannot see them) or only as transposes.
+COVERED_ELSEWHERE = {"stop_gradient": "test_elementwise.test_stop_gradient_is_zero_at_every_order",
+                     "scatter_add": "transpose of getitem, in test_structural"}
+
+
+def test_every_primitive_has_every_rule():
+    for name, linear, have in rule_matrix():
+        for kind in ("impl", "shape", "jvp", "batch"):
+            assert have[kind], f"{name} lacks a {kind} rule"
+        if linear:
+            assert have["transpose"], f"linear primitive {name} lacks a transpose rule"
+
+
+def test_every_primitive_has_a_table_row():
+    used = set()
+    for mod in (test_elementwise, test_reductions, test_structural, test_dot):
+        for _, fn, shapes in mod.TABLE:
+            used |= primitives_used(fn, shapes)
+    missing = set(all_primitives()) - used - set(COVERED_ELSEWHERE)
+    assert not missing, f"primitives with no row in any rule table: {sorted(missing)}"
+
+
+def test_rules_command_prints_the_matrix():
+    out = subprocess.run([sys.executable, "-m", "fxad", "rules"], capture_output=True,
+                         text=True, check=True).stdout
+    assert "MISSING" not in out
+    for name in all_primitives():
+        assert name in out
+
+
+@pytest.mark.parametrize("mode", ["fwd", "rev"])
+@pytest.mark.parametrize("order", [1, 2])
+def test_checker_rejects_a_rule_off_by_a_tenth_of_a_percent(monkeypatch, mode, order):
+    """Corrupt sin's JVP by 0.1%: check_grads must fail, in each mode and order."""
+    x = (np.array([0.3, -1.1, 2.0]),)
+    f = lambda v: fnp.sin(v) * 2.0
+    check_grads(f, x, order=order, modes=(mode,))  # the true rule passes
+    from fxad.rules.elementwise import cos_p, sin_p
+    true_jvp = sin_p.jvp
+
+    def off_by_0_1_percent(primals, tangents):
+        out, t = true_jvp(primals, tangents)
+        return out, lax.mul(t, 1.001)
+    monkeypatch.setattr(sin_p, "jvp", off_by_0_1_percent)
+    if order == 1:
+        with pytest.raises(AssertionError):
+            check_grads(f, x, order=1, modes=(mode,))
+    else:  # corrupt only the second derivative: the first-order check still passes
+        monkeypatch.setattr(sin_p, "jvp", true_jvp)
+        true_cos = cos_p.jvp
+        monkeypatch.setattr(cos_p, "jvp", lambda p, t: (lambda o, tt: (o, lax.mul(tt, 1.001)))(
+            *true_cos(p, t)))
+        with pytest.raises(AssertionError, match="order 2"):
+            check_grads(f, x, order=2, modes=(mode,))
