@@ -6,6 +6,7 @@ from .api import (  # noqa: F401
     grad, hessian, hvp, jacfwd, jacrev, jvp, linear_transpose, linearize, make_jaxpr,
     stop_gradient, value_and_grad, vjp, vmap)
 from .core import ShapedArray, Tracer  # noqa: F401
+from .jit import jit  # noqa: F401
 from . import errors  # noqa: F401
 
 __version__ = "0.1.0"

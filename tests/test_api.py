@@ -97,6 +97,34 @@ def test_vmap_of_grad_and_grad_of_vmap():
     close(fxad.grad(lambda xs: fnp.sum(fxad.vmap(f)(xs)))(xs), expected)
 
 
+def test_nested_derivatives_do_not_confuse_perturbations():
+    # d/dx [x * d/dy (x * y)] = d/dx [x * x] = 2x ; d/dx [x * d/dy (x + y)] = 1
+    for x in (2.0, -0.5):
+        close(fxad.grad(lambda x: x * fxad.grad(lambda y: x * y)(3.0))(x), 2 * x)
+        close(fxad.grad(lambda x: x * fxad.grad(lambda y: x + y)(3.0))(x), 1.0)
+        close(fxad.jvp(lambda x: x * fxad.jvp(lambda y: x * y, (3.0,), (1.0,))[1],
+                       (x,), (1.0,))[1], 2 * x)
+        close(fxad.grad(lambda x: fxad.jvp(lambda y: fnp.sin(x * y), (1.0,), (1.0,))[1])(x),
+              np.cos(x) - x * np.sin(x))
+
+
+def test_forward_over_forward_and_reverse_over_forward_over_reverse():
+    for x in (-0.8, 0.4):
+        d2 = fxad.jvp(lambda x: fxad.jvp(fnp.sin, (x,), (1.0,))[1], (x,), (1.0,))[1]
+        close(d2, -np.sin(x))
+        d3 = fxad.grad(lambda x: fxad.jvp(fxad.grad(fnp.sin), (x,), (1.0,))[1])(x)
+        close(d3, -np.cos(x))
+
+
+def test_jvp_has_aux():
+    x, v = np.array([0.2, 1.0]), np.array([1.0, -1.0])
+    y, t, aux = fxad.jvp(lambda x: (fnp.exp(x), {"sq": x ** 2}), (x,), (v,), has_aux=True)
+    close(y, np.exp(x))
+    close(t, np.exp(x) * v)
+    close(aux["sq"], x ** 2)
+    assert not isinstance(aux["sq"], Tracer)
+
+
 # --- Python control flow ----------------------------------------------------------------------
 
 def _branchy(x):

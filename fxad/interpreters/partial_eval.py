@@ -14,6 +14,7 @@ extra tracer per primitive instead of two); see notes/architecture.md.
 from __future__ import annotations
 
 from ..core import get_aval, is_float, new_trace
+from ..ir.jaxpr import ClosedJaxpr, Jaxpr, Literal
 from ..ir.staging import StagingTrace
 from .jvp import JVPTrace, Zero
 
@@ -45,3 +46,39 @@ def linearize_flat(fun, primals, name="linearize"):
     primals_out = [p for p, _ in pairs]
     out_avals = [get_aval(p) for p in primals_out]
     return primals_out, Linearized(jaxpr, in_avals, in_mask, out_avals, out_mask)
+
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate):
+    """Split a jaxpr by which inputs are unknown, at the level of whole programs (used for
+    call primitives like jit, whose body is a jaxpr rather than Python).
+
+    Returns (known, unknown, out_unknown, n_res): `known` maps the known inputs to the known
+    outputs followed by the residuals; `unknown` maps (residuals, unknown inputs) to the
+    unknown outputs. Outputs in `instantiate` go to the unknown side even if known (they are
+    then passed through as residuals)."""
+    jaxpr = closed.jaxpr
+    unknown_vars = {v for v, u in zip(jaxpr.invars, unknowns) if u}
+    known_eqns, unknown_eqns = [], []
+    for eqn in jaxpr.eqns:
+        if any(type(v) is not Literal and v in unknown_vars for v in eqn.invars):
+            unknown_eqns.append(eqn)
+            unknown_vars.update(eqn.outvars)
+        else:
+            known_eqns.append(eqn)
+    out_unknown = [(type(v) is not Literal and v in unknown_vars) or inst
+                   for v, inst in zip(jaxpr.outvars, instantiate)]
+    # Residuals: known variables the unknown side reads (including passed-through outputs).
+    residuals, seen = [], set()
+    needed = [v for e in unknown_eqns for v in e.invars] + \
+        [v for v, u in zip(jaxpr.outvars, out_unknown) if u]
+    for v in needed:
+        if type(v) is not Literal and v not in unknown_vars and v not in seen:
+            seen.add(v)
+            residuals.append(v)
+    known = Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, unknowns) if not u],
+                  known_eqns,
+                  [v for v, u in zip(jaxpr.outvars, out_unknown) if not u] + residuals)
+    unknown = Jaxpr([], residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
+                    unknown_eqns, [v for v, u in zip(jaxpr.outvars, out_unknown) if u])
+    return ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []), out_unknown, \
+        len(residuals)

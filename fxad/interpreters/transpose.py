@@ -27,12 +27,18 @@ def is_undefined(x):
     return type(x) is UndefinedPrimal
 
 
-def backward_pass(jaxpr, consts, cts_out):
+def backward_pass(jaxpr, consts, cts_out, args=None):
     """Cotangents of `jaxpr.invars` (Zero where none flows) given cotangents of its outputs
-    (None or Zero for none). Equations that do not depend on the inputs are evaluated first."""
+    (None or Zero for none). All inputs are linear, unless `args` gives a value for some
+    (the others being UndefinedPrimal). Equations that do not depend on the linear inputs
+    are evaluated first."""
     from .. import lax
     env = dict(zip(jaxpr.constvars, consts))
-    linear = set(jaxpr.invars)
+    if args is None:
+        linear = set(jaxpr.invars)
+    else:
+        linear = {v for v, a in zip(jaxpr.invars, args) if is_undefined(a)}
+        env.update((v, a) for v, a in zip(jaxpr.invars, args) if not is_undefined(a))
     linear_eqns = []
     for eqn in jaxpr.eqns:  # forward: evaluate the non-linear part, collect the linear one
         if any(type(v) is not Literal and v in linear for v in eqn.invars):

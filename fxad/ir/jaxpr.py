@@ -62,12 +62,14 @@ class Jaxpr:
 
 
 class ClosedJaxpr:
-    """A jaxpr together with the values of its constvars."""
-    __slots__ = ("jaxpr", "consts")
+    """A jaxpr together with the values of its constvars. `cache` keeps programs derived
+    from it (compiled code, JVP and batched versions), so they are built once."""
+    __slots__ = ("jaxpr", "consts", "cache")
 
     def __init__(self, jaxpr: Jaxpr, consts):
         self.jaxpr = jaxpr
         self.consts = list(consts)
+        self.cache = {}
 
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)

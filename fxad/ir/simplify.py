@@ -1,0 +1,179 @@
+"""Simplification passes over closed jaxprs. Each is a small pure function
+ClosedJaxpr -> ClosedJaxpr; `simplify` runs them in order.
+
+Algebraic identities and NaN/inf: `x*1 -> x`, `x/1 -> x`, `x+0 -> x`, `x-0 -> x` are dropped
+only when the output has exactly x's shape and dtype (no broadcasting, no promotion). They
+hold for NaN and inf as well. The one difference is the sign of zero: -0.0 + 0 is +0.0, so
+dropping `x + 0` can keep a -0.0; no fxad result depends on the sign of a zero. `x*0` is
+NEVER folded to 0: inf*0 and NaN*0 are NaN, and a derivative program must propagate them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+def _rename(jaxpr: Jaxpr, mapping):
+    """Replace uses of variables by `mapping` (a var -> var/literal dict), transitively."""
+    def r(v):
+        while type(v) is not Literal and v in mapping:
+            v = mapping[v]
+        return v
+    eqns = [Eqn(e.primitive, [r(v) for v in e.invars], e.outvars, e.params) for e in jaxpr.eqns]
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, [r(v) for v in jaxpr.outvars])
+
+
+def _const_values(closed):
+    return dict(zip(closed.jaxpr.constvars, closed.consts))
+
+
+# --- passes -----------------------------------------------------------------------------------
+
+def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Inline nested `jit` calls, so later passes see across their boundaries."""
+    jaxpr = closed.jaxpr
+    if not any(e.primitive.name == "jit" for e in jaxpr.eqns):
+        return closed
+    constvars, consts = list(jaxpr.constvars), list(closed.consts)
+    eqns, mapping = [], {}
+    for e in jaxpr.eqns:
+        if e.primitive.name != "jit":
+            eqns.append(e)
+            continue
+        inner = inline_calls(e.params["jaxpr"])
+        sub = dict(zip(inner.jaxpr.invars, e.invars))
+        for v, c in zip(inner.jaxpr.constvars, inner.consts):
+            nv = Var(v.aval)
+            constvars.append(nv)
+            consts.append(c)
+            sub[v] = nv
+        for ie in inner.jaxpr.eqns:
+            eqns.append(Eqn(ie.primitive, [sub.get(v, v) if type(v) is not Literal else v
+                                           for v in ie.invars], ie.outvars, ie.params))
+        for ov, iv in zip(e.outvars, inner.jaxpr.outvars):
+            mapping[ov] = sub.get(iv, iv) if type(iv) is not Literal else iv
+    out = _rename(Jaxpr(constvars, jaxpr.invars, eqns, jaxpr.outvars), mapping)
+    return ClosedJaxpr(out, consts)
+
+
+def _is_all(x, value):
+    """Is x (a literal or constant, else None) an array whose every element is `value`?"""
+    if x is None:
+        return False
+    a = np.asarray(x)
+    return a.dtype != object and a.size > 0 and bool(np.all(a == value))
+
+
+def _known(v, consts):
+    """The value of a literal or constvar, else None."""
+    if type(v) is Literal:
+        return v.val
+    return consts.get(v)
+
+
+def forward_noops(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Drop equations that return their input unchanged: same-shape reshape/broadcast,
+    identity transpose, same-dtype conversion, and the identities x*1, x/1, x+0, x-0."""
+    consts = _const_values(closed)
+    keep, mapping = [], {}
+    for e in closed.jaxpr.eqns:
+        name, out = e.primitive.name, e.outvars[0] if e.outvars else None
+        src = None
+        if name in ("reshape", "broadcast_to", "convert_element_type", "transpose") and \
+                e.invars[0].aval == out.aval and \
+                (name != "transpose" or e.params["perm"] == tuple(range(len(out.aval.shape)))):
+            src = e.invars[0]
+        elif name in ("mul", "add", "sub", "div"):
+            x, y = e.invars
+            unit = 1 if name in ("mul", "div") else 0
+            if _is_all(_known(y, consts), unit) and x.aval == out.aval:
+                src = x
+            elif name in ("mul", "add") and _is_all(_known(x, consts), unit) and \
+                    y.aval == out.aval:
+                src = y
+        if src is not None and type(src) is not Literal:
+            mapping[out] = src
+        else:
+            keep.append(e)
+    jaxpr = closed.jaxpr
+    return ClosedJaxpr(_rename(Jaxpr(jaxpr.constvars, jaxpr.invars, keep, jaxpr.outvars),
+                               mapping), closed.consts)
+
+
+def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Evaluate equations whose inputs are all literals or constants, once, now."""
+    consts = _const_values(closed)
+    constvars, values = list(closed.jaxpr.constvars), list(closed.consts)
+    keep = []
+    for e in closed.jaxpr.eqns:
+        if e.invars and all(type(v) is Literal or v in consts for v in e.invars) and \
+                e.primitive.name != "jit":
+            out = e.primitive.impl(*[_known(v, consts) for v in e.invars], **e.params)
+            outs = out if e.primitive.multiple_results else [out]
+            for v, val in zip(e.outvars, outs):
+                consts[v] = val
+                constvars.append(v)
+                values.append(val)
+        else:
+            keep.append(e)
+    jaxpr = closed.jaxpr
+    return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, keep, jaxpr.outvars), values)
+
+
+def _param_key(params):
+    try:
+        key = tuple(sorted(params.items()))
+        hash(key)
+        return key
+    except TypeError:
+        return None
+
+
+def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Common-subexpression elimination: one equation per (primitive, params, inputs)."""
+    seen, keep, mapping = {}, [], {}
+
+    def ident(v):
+        while type(v) is not Literal and v in mapping:
+            v = mapping[v]
+        return ("lit", type(v.val), v.val) if type(v) is Literal else id(v)
+    for e in closed.jaxpr.eqns:
+        pk = _param_key(e.params)
+        key = None if pk is None else (e.primitive, pk, tuple(ident(v) for v in e.invars))
+        if key is not None and key in seen:
+            for a, b in zip(e.outvars, seen[key]):
+                mapping[a] = b
+            continue
+        if key is not None:
+            seen[key] = e.outvars
+        keep.append(e)
+    jaxpr = closed.jaxpr
+    return ClosedJaxpr(_rename(Jaxpr(jaxpr.constvars, jaxpr.invars, keep, jaxpr.outvars),
+                               mapping), closed.consts)
+
+
+def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Dead-code elimination (all primitives are pure); unused constants are dropped too."""
+    jaxpr = closed.jaxpr
+    live = {v for v in jaxpr.outvars if type(v) is not Literal}
+    keep = []
+    for e in reversed(jaxpr.eqns):
+        if any(v in live for v in e.outvars):
+            keep.append(e)
+            live.update(v for v in e.invars if type(v) is not Literal)
+    keep.reverse()
+    pairs = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
+    return ClosedJaxpr(Jaxpr([v for v, _ in pairs], jaxpr.invars, keep, jaxpr.outvars),
+                       [c for _, c in pairs])
+
+
+PASSES = (inline_calls, fold_constants, forward_noops, cse, dce)
+
+
+def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
+    for p in PASSES:
+        closed = p(closed)
+    return closed

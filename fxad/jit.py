@@ -1,0 +1,213 @@
+"""jit: stage a function to a jaxpr once per signature, simplify it, generate NumPy code.
+
+A jitted call is the primitive `jit` (a call primitive whose parameter is the jaxpr), so every
+transformation understands it:
+  impl       run the compiled program
+  JVP        the JVP of the body, split by partial evaluation into a known program (primal
+             outputs + residuals, compiled and run now) and an unknown, linear one (tangents)
+  transpose  the backward pass of the (linear) body
+  batching   the vmap of the body, staged and compiled as a new jitted program
+"""
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+
+import numpy as np
+
+from .core import Primitive, ShapedArray, Tracer, get_aval
+from .errors import FxadTypeError
+from .interpreters.jvp import Zero, jvp_flat
+from .interpreters.partial_eval import partial_eval_jaxpr
+from .interpreters.transpose import backward_pass, is_undefined
+from .ir.codegen import compiled_for
+from .ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from .ir.staging import stage
+from .tree_util import tree_flatten, tree_unflatten
+
+jit_p = Primitive("jit", multiple_results=True)
+jit_p.def_impl(lambda *args, jaxpr, name: list(compiled_for(jaxpr)(*args)))
+jit_p.def_abstract_eval(lambda *avals, jaxpr, name: [ShapedArray(a.shape, a.dtype)
+                                                     for a in jaxpr.out_avals])
+
+
+def _call(jaxpr):
+    return lambda *args: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+
+
+def _jvp_split(jaxpr, nonzero):
+    """(known, unknown, out_nonzero, n_res) for the JVP of `jaxpr` with tangents for the
+    inputs marked in `nonzero`; cached on the jaxpr."""
+    key = ("jvp", tuple(nonzero))
+    hit = jaxpr.cache.get(key)
+    if hit is not None:
+        return hit
+    n = len(jaxpr.in_avals)
+    avals = jaxpr.in_avals + [a for a, nz in zip(jaxpr.in_avals, nonzero) if nz]
+    out_nz = []
+
+    def jvp_fun(*args):
+        tans = iter(args[n:])
+        tangents = [next(tans) if nz else Zero(a) for a, nz in zip(jaxpr.in_avals, nonzero)]
+        outs, touts = jvp_flat(_call(jaxpr), list(args[:n]), tangents, name="jit jvp")
+        out_nz[:] = [type(t) is not Zero for t in touts]
+        return outs + [t for t in touts if type(t) is not Zero]
+    jvp_jaxpr = stage(jvp_fun, avals, name="jit jvp")
+    n_out = len(jaxpr.out_avals)
+    n_t = sum(out_nz)
+    known, unknown, out_unknown, n_res = partial_eval_jaxpr(
+        jvp_jaxpr, [False] * n + [True] * sum(nonzero), [False] * n_out + [True] * n_t)
+    if any(out_unknown[:n_out]):  # primal outputs never depend on tangents
+        raise AssertionError("jit jvp: a primal output depends on a tangent")
+    hit = jaxpr.cache[key] = (known, unknown, out_nz, n_res)
+    return hit
+
+
+def _jit_jvp(primals, tangents, jaxpr, name):
+    nonzero = [type(t) is not Zero for t in tangents]
+    known, unknown, out_nz, n_res = _jvp_split(jaxpr, nonzero)
+    res = jit_p.bind(*primals, jaxpr=known, name=name)
+    n_out = len(res) - n_res
+    outs, residuals = res[:n_out], res[n_out:]
+    nz_tangents = [t for t in tangents if type(t) is not Zero]
+    touts = iter(jit_p.bind(*residuals, *nz_tangents, jaxpr=unknown, name=name + "_lin")
+                 if unknown.jaxpr.outvars else [])
+    return outs, [next(touts) if nz else Zero(get_aval(o)) for o, nz in zip(outs, out_nz)]
+
+
+def _jit_transpose(cts, *args, jaxpr, name):
+    cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, cts, args=list(args))
+    return [ct if is_undefined(a) else None for ct, a in zip(cts_in, args)]
+
+
+def _jit_batch(vals, dims, jaxpr, name):
+    from .api import vmap
+    key = ("vmap", tuple(dims), tuple(get_aval(v).shape for v in vals))
+    batched = jaxpr.cache.get(key)
+    if batched is None:
+        batched = jaxpr.cache[key] = stage(
+            lambda *a: vmap(_call(jaxpr), in_axes=tuple(dims))(*a),
+            [get_aval(v) for v in vals], name="jit vmap")
+    return jit_p.bind(*vals, jaxpr=batched, name=name), [0] * len(jaxpr.out_avals)
+
+
+jit_p.jvp = _jit_jvp
+jit_p.linear = True  # linear in the inputs that a linear program passes it (see transpose)
+jit_p.transpose = _jit_transpose
+jit_p.batch = _jit_batch
+
+
+# --- the user-facing decorator ----------------------------------------------------------------
+
+def _lift_tracer_consts(closed):
+    """Constants that are tracers of an enclosing transformation (a jitted function that
+    closes over a value being differentiated) become leading arguments, so that
+    transformation sees them flow into the call."""
+    j = closed.jaxpr
+    lift = [i for i, c in enumerate(closed.consts) if isinstance(c, Tracer)]
+    if not lift:
+        return closed, []
+    keep = [i for i in range(len(j.constvars)) if i not in lift]
+    new = Jaxpr([j.constvars[i] for i in keep], [j.constvars[i] for i in lift] + j.invars,
+                j.eqns, j.outvars)
+    return (ClosedJaxpr(new, [closed.consts[i] for i in keep]),
+            [closed.consts[i] for i in lift])
+
+
+class Lowered:
+    """What jit runs for one signature: the staged jaxpr, its simplified form, the code."""
+
+    def __init__(self, jaxpr):
+        self.jaxpr = jaxpr
+        self.compiled = compiled_for(jaxpr)
+
+    def as_text(self):
+        return self.compiled.source
+
+    def __str__(self):
+        return self.as_text()
+
+
+def _static_key(v, i):
+    try:
+        hash(v)
+    except TypeError:
+        raise FxadTypeError(f"jit: static argument {i} of type {type(v).__name__} is not "
+                            "hashable; static arguments are part of the cache key. Pass a "
+                            "tuple instead of a list, or make it a regular (traced) "
+                            "argument.") from None
+    return (type(v), v)
+
+
+class _Jitted:
+    CACHE_SIZE = 64  # signatures kept per function (least recently used dropped)
+
+    def __init__(self, fun, static_argnums, static_argnames):
+        self.fun = fun
+        self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) \
+            else tuple(static_argnums)
+        self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
+            else tuple(static_argnames)
+        self.cache = OrderedDict()
+        functools.update_wrapper(self, fun)
+
+    def _prepare(self, args, kwargs):
+        n = len(args)
+        static = tuple(i % n for i in self.static_argnums if -n <= i < n)
+        dyn_args = [a for i, a in enumerate(args) if i not in static]
+        dyn_kw = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        flat, in_tree = tree_flatten((dyn_args, dyn_kw))
+        flat = [x if hasattr(x, "aval") or isinstance(x, np.ndarray) else np.asarray(x)
+                for x in flat]
+        avals = [get_aval(x) for x in flat]
+        skey = tuple(_static_key(args[i], i) for i in static) + \
+            tuple((k, _static_key(kwargs[k], k)) for k in sorted(kwargs)
+                  if k in self.static_argnames)
+        key = (in_tree, tuple((a.shape, a.dtype) for a in avals), skey)
+        entry = self.cache.get(key)
+        if entry is None:
+            store = {}
+
+            def flat_fun(*leaves):
+                d_args, d_kw = tree_unflatten(in_tree, leaves)
+                it = iter(d_args)
+                full = [args[i] if i in static else next(it) for i in range(n)]
+                kw = dict(d_kw, **{k: kwargs[k] for k in kwargs if k in self.static_argnames})
+                out_leaves, store["out"] = tree_flatten(self.fun(*full, **kw))
+                return out_leaves
+            closed, lifted = _lift_tracer_consts(stage(flat_fun, avals, name="jit"))
+            entry = (closed, store["out"])
+            if lifted:  # closes over an outer transformation's values: valid for this call only
+                return entry, lifted + flat
+            self.cache[key] = entry
+            if len(self.cache) > self.CACHE_SIZE:
+                self.cache.popitem(last=False)
+        else:
+            self.cache.move_to_end(key)
+        return entry, flat
+
+    def __call__(self, *args, **kwargs):
+        (closed, out_tree), flat = self._prepare(args, kwargs)
+        outs = jit_p.bind(*flat, jaxpr=closed, name=getattr(self.fun, "__name__", "jit"))
+        return tree_unflatten(out_tree, [_writeable(o) for o in outs])
+
+    def lower(self, *args, **kwargs):
+        """The staged and compiled program for these arguments (`.as_text()` shows it)."""
+        (closed, _), _ = self._prepare(args, kwargs)
+        return Lowered(closed)
+
+
+def _writeable(x):
+    if type(x) is np.ndarray and not x.flags.writeable:
+        return x.copy()
+    return x
+
+
+def jit(fun=None, static_argnums=(), static_argnames=()):
+    """Stage `fun` once per signature (pytree structure, shapes, dtypes, static values),
+    simplify the program and run generated NumPy code on later calls."""
+    if fun is None:
+        return lambda f: jit(f, static_argnums, static_argnames)
+    return _Jitted(fun, static_argnums, static_argnames)
+
+
