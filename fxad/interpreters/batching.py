@@ -8,6 +8,7 @@ unboxed, so work that does not depend on the mapped inputs is done once.
 from __future__ import annotations
 
 from ..core import ShapedArray, Trace, Tracer, get_aval, missing_rule
+from .. import lax  # resolved at call time (lax imports the rule files)
 
 
 class BatchTracer(Tracer):
@@ -59,7 +60,6 @@ def ndim_of(x):
 
 def moveaxis(x, src, dst):
     """Move axis `src` of a value to position `dst` with the transpose primitive."""
-    from .. import lax
     nd = ndim_of(x)
     src, dst = src % nd, dst % nd
     if src == dst:
@@ -75,7 +75,6 @@ def bdim_to_front(x, d):
 
 def broadcast_batched(x, d, size):
     """A value with its batch axis at 0, broadcasting an unbatched one to `size`."""
-    from .. import lax
     if d is None:
         shape = tuple(x.shape) if hasattr(x, "shape") else get_aval(x).shape
         return lax.broadcast_to(lax.reshape(x, (1,) + shape), (size,) + shape)
@@ -101,7 +100,6 @@ def defbatch_elementwise(prim):
             # Fast path: batched operands agree on rank and axis, unbatched ones are scalars.
             if all((r == rank) if d is not None else r == 0 for r, d in zip(ranks, dims)):
                 return prim.bind(*vals, **params), d0
-        from .. import lax
         new = []
         for v, d, r in zip(vals, dims, ranks):
             if d is not None:

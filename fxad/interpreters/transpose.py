@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..core import missing_rule
 from ..ir.jaxpr import Literal
 from .jvp import Zero
+from .. import lax  # resolved at call time (lax imports the rule files)
 
 
 class UndefinedPrimal:
@@ -32,7 +33,6 @@ def backward_pass(jaxpr, consts, cts_out, args=None):
     (None or Zero for none). All inputs are linear, unless `args` gives a value for some
     (the others being UndefinedPrimal). Equations that do not depend on the linear inputs
     are evaluated first."""
-    from .. import lax
     env = dict(zip(jaxpr.constvars, consts))
     if args is None:
         linear = set(jaxpr.invars)

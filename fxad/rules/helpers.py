@@ -6,6 +6,7 @@ import numpy as np
 from ..core import ShapedArray, get_aval, is_float
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
+from .. import lax  # resolved at call time (lax imports the rule files)
 
 # --- shape rules ---------------------------------------------------------------------------
 
@@ -15,7 +16,8 @@ _dtype_cache = {}
 def probe_dtype(prim, avals, params):
     """The output dtype NumPy gives, found by running the impl on one-element samples, so
     staged dtypes always agree with eager ones (NumPy's promotion rules are subtle)."""
-    key = (prim, tuple(a.weak or a.dtype for a in avals), tuple(sorted(params.items())))
+    key = (prim, tuple([a.weak or a.dtype for a in avals]),
+           tuple(sorted(params.items())) if params else ())
     dt = _dtype_cache.get(key)
     if dt is None:
         with np.errstate(all="ignore"):
@@ -27,6 +29,10 @@ def probe_dtype(prim, avals, params):
 def elementwise_shape(prim):
     """Shape rule of an elementwise primitive: NumPy broadcasting, probed dtype."""
     def rule(*avals, **params):
+        shape = avals[0].shape
+        if all(a.shape == shape or not a.shape for a in avals):  # common: no broadcasting
+            shape = max((a.shape for a in avals), key=len)
+            return ShapedArray(shape, probe_dtype(prim, avals, params))
         try:
             shape = np.broadcast_shapes(*[a.shape for a in avals])
         except ValueError:
@@ -49,7 +55,6 @@ def shape_of(x):
 
 def fit(t, like):
     """Broadcast/convert a tangent contribution to the shape and dtype of `like`."""
-    from .. import lax
     shape = shape_of(like)
     if shape_of(t) != shape:
         t = lax.broadcast_to(t, shape)
@@ -62,7 +67,6 @@ def fit(t, like):
 def defjvp(prim, *rules, with_output=False):
     """One rule per operand, `rule(t, *primals, **params)` (or `rule(t, ans, *primals)` with
     `with_output`); the contributions of the non-zero tangents are summed."""
-    from .. import lax
 
     def jvp(primals, tangents, **params):
         ans = prim.bind(*primals, **params)
@@ -118,7 +122,6 @@ def deflinear(prim, transpose_rule, linear_args=None):
 def unbroadcast(ct, aval):
     """THE helper that reduces a cotangent back to an operand's shape and dtype after NumPy
     broadcasting: sum the leading axes and the axes where the operand had size 1."""
-    from .. import lax
     if type(ct) is Zero:
         return Zero(aval)
     shape = shape_of(ct)
