@@ -147,6 +147,7 @@ class Trace:
 class _ThreadState(threading.local):
     def __init__(self):
         self.stack = []
+        self.source = None  # the custom rule being run, recorded on staged equations
 
 
 _state = _ThreadState()
@@ -173,6 +174,20 @@ def new_trace(trace_cls, name=None, **kwargs):
             stack.pop().active = False
         if stack:
             stack.pop()
+
+
+@contextmanager
+def rule_source(name):
+    """Mark equations staged inside a user's custom rule, so errors can name the rule."""
+    prev, _state.source = _state.source, name
+    try:
+        yield
+    finally:
+        _state.source = prev
+
+
+def current_source():
+    return _state.source
 
 
 def find_top_trace(args, prim=None) -> Trace:
@@ -226,8 +241,8 @@ class Tracer:
         raise ConcretizationError(
             f"{op} needs a concrete value, but got a traced value with "
             f"{self.aval.str_short()} under '{self._trace.name}'. Python control flow cannot "
-            "depend on staged values: use fxad.lax.cond / fxad.lax.while_loop or "
-            "fxad.numpy.where, or mark the argument static (static_argnums).")
+            "depend on staged or batched values: compute both branches and choose with "
+            "fxad.numpy.where, or mark the argument static (static_argnums in jit).")
 
     def _check_alive(self, op):
         if not self._trace.active:

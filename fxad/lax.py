@@ -1,9 +1,9 @@
 """Primitive-level operations: one function per primitive (no NumPy conveniences)."""
 from .rules.elementwise import (  # noqa: F401
     abs, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ceil,
-    convert_element_type, cos, cosh, div, eq, exp, expm1, floor, ge, gt, integer_pow,
+    convert_element_type, cos, cosh, div, eq, exp, expm1, floor, floor_divide, ge, gt, integer_pow,
     isfinite, isnan, le, log, log1p, logical_and, logical_not, logical_or, logistic, lt, max,
-    min, mul, ne, neg, pow, round, rsqrt, select, sign, sin, sinh, sqrt, stop_gradient, sub,
+    min, mul, ne, neg, pow, rem, round, rsqrt, select, sign, sin, sinh, sqrt, stop_gradient, sub,
     tan, tanh)
 from .rules.reductions import (  # noqa: F401
     argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum)

@@ -649,3 +649,9 @@ def test_plain_numpy_functions_under_grad():
           0.5 * np.exp(x / 2) - 0.5)
     close(fxad.grad(fxad.grad(lambda w: np.sin(w) * np.cos(w)))(0.4), -4 * np.sin(0.4) *
           np.cos(0.4))
+    close(fxad.grad(lambda w: np.sum(np.float64(2.0) * w * w))(x), 4 * x)
+    close(fxad.grad(lambda w: np.sum(np.where(w > 0, w ** 2, -w)))(x), np.where(x > 0, 2 * x, -1))
+    close(fxad.grad(lambda w: np.sum(np.maximum(w, 0.0) * 3.0))(x), np.where(x > 0, 3.0, 0.0))
+    close(fxad.grad(lambda w: np.einsum("ij,i,j->", A, w, w))(x), (A + A.T) @ x)
+    close(fxad.grad(lambda w: np.prod(w))(x), [x[1] * x[2], x[0] * x[2], x[0] * x[1]])
+    close(fxad.jvp(lambda w: np.exp(w) @ A, (x,), (np.ones(3),))[1], np.exp(x) @ A)

@@ -303,6 +303,22 @@ def test_setitem_on_tracer_mentions_at(transform):
     assert ".at" in str(info.value), str(info.value)
 
 
+def test_setitem_error_suggestion_x_at_works():
+    """The error above tells the user to write x.at[idx].set(v); that must then work."""
+    c = np.array([2.0, 3.0, 5.0])
+
+    def f(x):
+        return fnp.sum(x.at[0].set(1.0) * c)
+    x = np.array([0.5, 2.0, -1.0])
+    np.testing.assert_allclose(fxad.jvp(f, (x,), (np.ones(3),))[0], 2.0 + 3.0 * 2.0 - 5.0)
+    np.testing.assert_allclose(fxad.grad(f)(x), [0.0, 3.0, 5.0])
+
+    def g(x):
+        return fnp.sum(x.at[1].add(x[0]) ** 2)  # y = (x0, x1 + x0, x2)
+    np.testing.assert_allclose(
+        fxad.grad(g)(x), [2 * x[0] + 2 * (x[1] + x[0]), 2 * (x[1] + x[0]), 2 * x[2]])
+
+
 def _python_if(x):
     if x > 0:
         return fnp.sin(x)
@@ -337,6 +353,24 @@ def test_python_control_flow_under_vmap(f):
     msg = str(info.value)
     assert "where" in msg or "cond" in msg, msg
     assert "vmap" in msg, msg
+
+
+def test_concretization_error_suggestions_exist_and_where_works():
+    """Every fxad.lax.* / fxad.numpy.* function the message recommends must exist, and the
+    fnp.where rewrite of the `if` must stage and batch."""
+    with pytest.raises(E.ConcretizationError) as info:
+        fxad.make_jaxpr(_python_if)(0.5)
+    msg = str(info.value)
+    import importlib
+    for mod, name in re.findall(r"\b(fxad\.(?:lax|numpy))\.(\w+)", msg):
+        assert hasattr(importlib.import_module(mod), name), f"{mod}.{name} suggested in: {msg}"
+
+    def fixed(x):
+        return fnp.where(x > 0, fnp.sin(x), fnp.cos(x))
+    names = [e.primitive.name for e in fxad.make_jaxpr(fixed)(0.5).jaxpr.eqns]
+    assert "sin" in names and "cos" in names
+    xs = np.array([0.5, -0.5])
+    np.testing.assert_allclose(fxad.vmap(fixed)(xs), np.where(xs > 0, np.sin(xs), np.cos(xs)))
 
 
 def test_python_if_under_make_jaxpr_of_grad():

@@ -205,6 +205,10 @@ def _thread_configs():
          lambda f, x: fxad.vmap(fxad.grad(f))(np.stack([x, 2 * x])),
          lambda x, p: (p(), fnp.sum(x * fnp.sin(x)))[1],
          lambda x: np.stack([np.sin(x) + x * np.cos(x), np.sin(2 * x) + 2 * x * np.cos(2 * x)])),
+        ("make_jaxpr grad cube",
+         lambda f, x: fxad.make_jaxpr(fxad.grad(f))(x)(x)[0],
+         lambda x, p: (p(), fnp.sum(x ** 3 * 0.5))[1],
+         lambda x: 1.5 * x ** 2),
         ("jvp log1p",
          lambda f, x: fxad.jvp(f, (x,), (np.ones_like(x),))[1],
          lambda x, p: (p(), fnp.log(1.0 + x * x))[1],
@@ -221,7 +225,7 @@ def _thread_configs():
 
 
 def _inputs(i):
-    return np.float64(0.1 + 0.15 * i) if i == 7 else np.linspace(-0.5, 0.9, 3) + 0.05 * i
+    return np.float64(0.1 + 0.15 * i) if i == 8 else np.linspace(-0.5, 0.9, 3) + 0.05 * i
 
 
 def _baseline_depths():

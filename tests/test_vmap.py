@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import fxad
 import fxad.lax as lax
 import fxad.numpy as fnp
-from fxad.tree_util import tree_flatten, tree_map, tree_unflatten
+from fxad.tree_util import tree_flatten, tree_unflatten
 
 B = 3  # batch size; no per-example shape below has a 3 in it
 HSET = settings(max_examples=15, deadline=None,

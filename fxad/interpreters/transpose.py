@@ -8,6 +8,7 @@ equation none of whose outputs received a cotangent is skipped.
 from __future__ import annotations
 
 from ..core import missing_rule
+from ..errors import FxadTypeError
 from ..ir.jaxpr import Literal
 from .jvp import Zero
 from .. import lax  # resolved at call time (lax imports the rule files)
@@ -64,6 +65,12 @@ def backward_pass(jaxpr, consts, cts_out, args=None):
             continue
         prim = eqn.primitive
         if prim.transpose is None:
+            if eqn.source is not None:
+                raise FxadTypeError(
+                    f"the custom_jvp rule of '{eqn.source}' is not linear in its tangents: it "
+                    f"applies '{prim.name}' to a tangent, so reverse mode cannot transpose it. "
+                    "A JVP rule must compute tangent_out as a linear function of the tangents "
+                    "(multiply them by values computed from the primals).")
             raise missing_rule("Transpose", prim)
         args = [UndefinedPrimal(v.aval) if type(v) is not Literal and v in linear
                 else _read(env, v) for v in eqn.invars]

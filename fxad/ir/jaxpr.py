@@ -29,13 +29,16 @@ class Literal:
 
 
 class Eqn:
-    __slots__ = ("primitive", "invars", "outvars", "params")
+    """`outvars = primitive[params] invars`. `source` names the custom rule (if any) whose
+    code staged this equation, for error messages."""
+    __slots__ = ("primitive", "invars", "outvars", "params", "source")
 
-    def __init__(self, primitive, invars, outvars, params):
+    def __init__(self, primitive, invars, outvars, params, source=None):
         self.primitive = primitive
         self.invars = list(invars)
         self.outvars = list(outvars)
         self.params = params
+        self.source = source
 
     def __repr__(self):
         return f"Eqn({self.primitive.name}, {self.invars} -> {self.outvars})"

@@ -34,9 +34,9 @@ Tracer.__gt__ = lambda self, o: lax.gt(self, o)
 Tracer.__ge__ = lambda self, o: lax.ge(self, o)
 Tracer.__eq__ = lambda self, o: lax.eq(self, o)
 Tracer.__ne__ = lambda self, o: lax.ne(self, o)
-Tracer.__and__ = Tracer.__rand__ = lambda self, o: lax.logical_and(self, o)
-Tracer.__or__ = Tracer.__ror__ = lambda self, o: lax.logical_or(self, o)
-Tracer.__invert__ = lambda self: lax.logical_not(self)
+Tracer.__and__ = Tracer.__rand__ = lambda self, o: ufuncs.bitwise_and(self, o)
+Tracer.__or__ = Tracer.__ror__ = lambda self, o: ufuncs.bitwise_or(self, o)
+Tracer.__invert__ = lambda self: ufuncs.invert(self)
 Tracer.__getitem__ = lambda self, idx: getitem(self, idx)
 
 Tracer.T = property(lambda self: shape.transpose(self))
@@ -61,6 +61,66 @@ Tracer.astype = lambda self, dtype: lax.convert_element_type(self, dtype)
 Tracer.dot = lambda self, other: products.dot(self, other)
 Tracer.clip = lambda self, a_min=None, a_max=None: ufuncs.clip(self, a_min, a_max)
 Tracer.round = lambda self, decimals=0: ufuncs.round(self, decimals)
+Tracer.at = property(lambda self: _IndexUpdateHelper(self))
+
+
+class _IndexUpdateHelper:
+    """`x.at[idx]`: JAX's functional updates, built from gather and scatter-add so every
+    transformation handles them. set/multiply/min/max need distinct indices (checked when
+    the indices are concrete; with duplicates the result would depend on the order)."""
+    __slots__ = ("x",)
+
+    def __init__(self, x):
+        self.x = x
+
+    def __getitem__(self, idx):
+        return _IndexUpdateRef(self.x, idx)
+
+
+class _IndexUpdateRef:
+    __slots__ = ("x", "idx")
+
+    def __init__(self, x, idx):
+        self.x, self.idx = x, idx
+
+    def get(self):
+        return getitem(self.x, self.idx)
+
+    def add(self, v):
+        from ..rules.indexing import parse_index, scatter_add
+        spec, arrays = parse_index(self.idx)
+        return scatter_add(self.x, arrays, v, spec)
+
+    def set(self, v):  # x + S(v - x[idx])
+        self._check_distinct("set")
+        return self.add(lax.sub(v, self.get()))
+
+    def multiply(self, v):  # x + S((v - 1) * x[idx])
+        self._check_distinct("multiply")
+        return self.add(lax.mul(lax.sub(v, 1), self.get()))
+
+    def min(self, v):
+        self._check_distinct("min")
+        return self.add(lax.sub(lax.min(self.get(), v), self.get()))
+
+    def max(self, v):
+        self._check_distinct("max")
+        return self.add(lax.sub(lax.max(self.get(), v), self.get()))
+
+    def _check_distinct(self, op):
+        from ..rules.indexing import build_index, parse_index
+        from ..rules.helpers import shape_of
+        spec, arrays = parse_index(self.idx)
+        if not arrays:
+            return  # basic indexing never repeats an element
+        if any(isinstance(a, Tracer) for a in arrays):
+            raise FxadTypeError(f"x.at[idx].{op} needs concrete index arrays (to check they "
+                                "do not repeat); use .add, or compute the indices outside")
+        flat = np.arange(int(np.prod(shape_of(self.x), dtype=np.int64))).reshape(shape_of(self.x))
+        hit = np.ravel(flat[build_index(spec, arrays)])
+        if len(np.unique(hit)) != len(hit):
+            raise FxadTypeError(f"x.at[idx].{op} with repeated indices is ambiguous; fxad "
+                                "supports it for distinct indices only (use .add to accumulate)")
 
 
 # --- NumPy's protocols ------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from ..errors import FxadTypeError
 
 # One-to-one with a primitive.
 negative = lax.neg
@@ -52,16 +53,24 @@ def round(x, decimals=0):
 around = rint = round
 
 
-def floor_divide(x, y):
-    return lax.floor(lax.div(x, y))
+floor_divide = lax.floor_divide
+remainder = mod = lax.rem
 
 
-def remainder(x, y):
-    """x - y * floor(x / y): NumPy's sign convention, differentiable in x and y."""
-    return lax.sub(x, lax.mul(y, lax.floor(lax.div(x, y))))
+def _boolean_only(name, logical):
+    def op(*xs):
+        from ..rules.helpers import dtype_of
+        if any(dtype_of(x) != np.bool_ for x in xs):
+            raise FxadTypeError(f"fxad supports {name} on boolean values only (as the logical "
+                                "operation); integer bit operations are not provided")
+        return logical(*xs)
+    op.__name__ = name
+    return op
 
 
-mod = remainder
+bitwise_and = _boolean_only("bitwise_and", lax.logical_and)
+bitwise_or = _boolean_only("bitwise_or", lax.logical_or)
+bitwise_not = invert = _boolean_only("bitwise_not", lax.logical_not)
 
 
 def where(condition, x=None, y=None):

@@ -274,6 +274,16 @@ defjvp_with_output(min_p,
 def min(x, y): return min_p.bind(x, y)
 
 
+floor_divide_p = elementwise("floor_divide", np.floor_divide)  # integer-preserving x // y
+defjvp_zero(floor_divide_p)
+def floor_divide(x, y): return floor_divide_p.bind(x, y)
+
+
+rem_p = elementwise("rem", np.remainder)  # NumPy's x % y (sign of y)
+defjvp(rem_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(floor_divide(x, y))))
+def rem(x, y): return rem_p.bind(x, y)
+
+
 # Piecewise-constant functions and predicates: zero derivative everywhere it exists.
 sign_p = elementwise("sign", np.sign)
 defjvp_zero(sign_p)

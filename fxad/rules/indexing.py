@@ -125,7 +125,7 @@ def _batch_with_iota(x, arrays, adims, spec, n):
                                    for e in spec)
     k = _layout(spec, ndim_of(x) - 1)[1]
     out_nd = 1 + len(_indexed_shape(shape_of(x)[1:], spec,
-                                    [tuple(shape_of(a))[1:] if d is not None else shape_of(a)
+                                    [_drop(shape_of(a), d)
                                      for a, d in zip(arrays, adims)]))
     # iota layout: (B, adv(m), basic...); per-example with adjacent block at k: basic[:k] first
     perm = (0,) + tuple(range(1 + m, 1 + m + k)) + tuple(range(1, 1 + m)) + \
@@ -152,6 +152,12 @@ def _moves_adv_first(spec, ndim):
     Exactly when the original advanced indices were not adjacent."""
     lay = _layout(spec, ndim)
     return lay is not None and not lay[0]
+
+
+def _drop(shape, d):
+    """A batched value's per-example shape (its batch axis d removed)."""
+    shape = tuple(shape)
+    return shape if d is None else shape[:d] + shape[d + 1:]
 
 
 def _adv_ndim(arrays):
@@ -202,7 +208,7 @@ def _scatter_add_batch(vals, dims, spec):
     n = next(shape_of(v)[d] for v, d in zip(vals, dims) if d is not None)
     x = broadcast_batched(x, xd, n)
     per_ex = _indexed_shape(shape_of(x)[1:], spec,
-                            [tuple(shape_of(a))[1:] if d is not None else shape_of(a)
+                            [_drop(shape_of(a), d)
                              for a, d in zip(arrays, adims)])
     upd = broadcast_batched(upd, ud, n)
     us = tuple(shape_of(upd)[1:])

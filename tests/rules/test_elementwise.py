@@ -52,6 +52,9 @@ BINARY = [
     ("arctan2", fnp.arctan2, away_from_zero(0.3, 2)),
     ("max", fnp.maximum, floats(-2, 2)),
     ("min", fnp.minimum, floats(-2, 2)),
+    # x/y stays inside (1, 2) on this domain: away from the jumps of floor and %
+    ("floor_divide", lambda x, y: fnp.floor_divide(x + 5.0, y + 3.0) * x, floats(0.1, 0.9)),
+    ("rem", lambda x, y: fnp.remainder(x + 5.0, y + 3.0), floats(0.1, 0.9)),
     ("select", lambda x, y: fnp.where(x > y, x * y, fnp.sin(y)), floats(-2, 2)),
     ("comparisons", lambda x, y: (x < y) * x + (x <= y) * y + (x >= y) * x * y
      + (x == y) * x + (x != y) * y + (x > y) * x, floats(-2, 2)),
@@ -92,6 +95,14 @@ def test_pow_exponent_derivative_at_zero_base():
     import fxad
     g = fxad.grad(lambda y: fnp.power(0.0, y))(2.5)
     assert g == 0.0 and np.isfinite(g)
+
+
+def test_integer_floor_divide_and_remainder_stay_integer():
+    a, b = np.arange(-4, 5), 3
+    assert fnp.floor_divide(a, b).dtype == a.dtype
+    np.testing.assert_array_equal(fnp.floor_divide(a, b), a // b)
+    np.testing.assert_array_equal(fnp.remainder(a, b), a % b)
+    np.testing.assert_array_equal(fnp.remainder(-a * 0.7, 2.5), (-a * 0.7) % 2.5)
 
 
 def test_max_splits_ties_evenly():

@@ -1,0 +1,327 @@
+"""custom_jvp and custom_vjp: user-written derivative rules that compose with everything.
+
+custom_jvp: the call is the primitive `custom_jvp_call`; its JVP rule runs the user's rule.
+Reverse mode needs nothing more: linearize stages the rule's tangent computation, which
+transpose then reverses (so the rule must be linear in the tangents; if it is not, the
+error names the function).
+
+custom_vjp goes beyond JAX. The call is `custom_vjp_call`; its JVP rule runs `fwd` now and
+stages one `custom_lin` equation, linear in the tangents:
+  - its impl is the JVP of fwd's primal output: forward mode (jvp, jacfwd, hessian) works;
+  - its transpose is the user's `bwd(residuals, ct)`: reverse mode uses the custom rule;
+  - `fwd` runs on whatever values it is given, so under an outer transformation (say the
+    forward pass of a Hessian) the residuals are that transformation's tracers and `bwd` is
+    differentiated through them: correct higher-order derivatives with no recompute trick.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .core import Primitive, ShapedArray, get_aval, rule_source
+from .errors import FxadTypeError
+from .interpreters.jvp import Zero, instantiate, jvp_flat
+from .ir.staging import stage
+from .rules.helpers import unbroadcast
+from .tree_util import tree_flatten, tree_unflatten
+
+
+def _out_avals(fun, avals):
+    """Output avals of a flat function, by staging it once per input signature."""
+    cache = fun.__dict__.setdefault("_fxad_avals", {})
+    key = tuple(avals)
+    if key not in cache:
+        cache[key] = [ShapedArray(a.shape, a.dtype) for a in stage(fun, avals).out_avals]
+    return cache[key]
+
+
+def _split_nondiff(args, nondiff):
+    return [a for i, a in enumerate(args) if i in nondiff], \
+        [a for i, a in enumerate(args) if i not in nondiff]
+
+
+def _merge(nondiff_vals, dyn, nondiff, n):
+    it_s, it_d = iter(nondiff_vals), iter(dyn)
+    return [next(it_s) if i in nondiff else next(it_d) for i in range(n)]
+
+
+def _check_like(fname, what, got_leaves, got_tree, want_avals, want_tree):
+    if got_tree != want_tree:
+        raise FxadTypeError(f"custom rule of '{fname}': {what} has structure {got_tree}, "
+                            f"expected {want_tree}")
+    for i, (g, w) in enumerate(zip(got_leaves, want_avals)):
+        a = get_aval(g)
+        if a.shape != w.shape:
+            raise FxadTypeError(f"custom rule of '{fname}': {what} leaf {i} has shape "
+                                f"{a.shape}, expected {w.shape}")
+
+
+# --- custom_jvp -------------------------------------------------------------------------------
+
+custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p.def_impl(lambda *args, fun, jvp, name: fun(*args))
+custom_jvp_call_p.def_abstract_eval(lambda *avals, fun, jvp, name: _out_avals(fun, list(avals)))
+
+
+def _custom_jvp_jvp(primals, tangents, fun, jvp, name):
+    tangents = [instantiate(t) for t in tangents]
+    with rule_source(name):
+        outs, touts = jvp(primals, tangents)
+    return outs, touts
+
+
+def _custom_jvp_batch(vals, dims, fun, jvp, name):
+    from .api import vmap
+    fun_b = lambda *a: vmap(fun, in_axes=tuple(dims))(*a)  # noqa: E731
+    jvp_b = lambda p, t: vmap(lambda p_, t_: list(jvp(p_, t_)),  # noqa: E731
+                              in_axes=(list(dims), list(dims)))(list(p), list(t))
+    outs = custom_jvp_call_p.bind(*vals, fun=fun_b, jvp=jvp_b, name=name)
+    return outs, [0] * len(outs)
+
+
+custom_jvp_call_p.jvp = _custom_jvp_jvp
+custom_jvp_call_p.batch = _custom_jvp_batch
+
+
+class custom_jvp:
+    """A function with a custom JVP rule: `@custom_jvp def f(x): ...`, then
+    `@f.defjvp def f_jvp(primals, tangents): return f(*primals), tangent_out`."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        functools.update_wrapper(self, fun)
+
+    def defjvp(self, jvp):
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *rules):
+        """One rule per differentiable argument: `rule(t, ans, *primals) -> contribution`
+        (None for an argument with no dependence); contributions are summed."""
+        def jvp(*args):
+            nd, (primals, tangents) = args[:-2], args[-2:]
+            full = _merge(nd, primals, self.nondiff_argnums, len(nd) + len(primals))
+            ans = self.fun(*full)
+            out = None
+            for rule, t in zip(rules, tangents):
+                if rule is not None:
+                    c = rule(t, ans, *full)
+                    out = c if out is None else out + c
+            return ans, (out if out is not None else np.zeros_like(ans))
+        self.jvp = jvp
+        return rules
+
+    def __call__(self, *args):
+        name = getattr(self.fun, "__name__", "custom_jvp")
+        if self.jvp is None:
+            raise FxadTypeError(f"custom_jvp function '{name}' has no JVP rule; define one "
+                                f"with @{name}.defjvp")
+        nd_vals, dyn = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = tree_flatten(tuple(dyn))
+        store = {}
+
+        def flat_fun(*xs):
+            out_leaves, store["out"] = tree_flatten(
+                self.fun(*_merge(nd_vals, tree_unflatten(in_tree, xs), self.nondiff_argnums,
+                                 len(args))))
+            return out_leaves
+
+        def flat_jvp(primals, tangents):
+            p, t = tree_unflatten(in_tree, primals), tree_unflatten(in_tree, tangents)
+            res = self.jvp(*nd_vals, tuple(p), tuple(t))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise FxadTypeError(f"the JVP rule of '{name}' must return a pair "
+                                    "(primal_out, tangent_out)")
+            out_leaves, out_tree = tree_flatten(res[0])
+            t_leaves, t_tree = tree_flatten(res[1])
+            store["out"] = out_tree
+            _check_like(name, "tangent_out", t_leaves, t_tree,
+                        [get_aval(o) for o in out_leaves], out_tree)
+            return out_leaves, t_leaves
+        outs = custom_jvp_call_p.bind(*leaves, fun=flat_fun, jvp=flat_jvp, name=name)
+        return tree_unflatten(store["out"], outs)
+
+
+# --- custom_vjp -------------------------------------------------------------------------------
+
+custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p.def_impl(lambda *args, fun, fwd, bwd, name: fun(*args))
+custom_vjp_call_p.def_abstract_eval(
+    lambda *avals, fun, fwd, bwd, name: _out_avals(fun, list(avals)))
+
+
+def _custom_vjp_jvp(primals, tangents, fun, fwd, bwd, name):
+    outs, residuals = fwd(*primals)
+    outs, residuals = list(outs), list(residuals)
+    if all(type(t) is Zero for t in tangents):
+        return outs, [Zero(get_aval(o)) for o in outs]
+    touts = custom_lin_p.bind(*primals, *residuals, *[instantiate(t) for t in tangents],
+                              fwd=fwd, bwd=bwd, n_p=len(primals), n_res=len(residuals),
+                              out_avals=tuple(ShapedArray(get_aval(o).shape, get_aval(o).dtype)
+                                              for o in outs), name=name)
+    return outs, touts
+
+
+def _custom_vjp_batch(vals, dims, fun, fwd, bwd, name):
+    from .api import vmap
+    from . import lax
+    dims = tuple(dims)
+    fun_b = lambda *a: vmap(fun, in_axes=dims)(*a)  # noqa: E731
+    fwd_b = lambda *a: vmap(lambda *x: tuple(map(list, fwd(*x))), in_axes=dims)(*a)  # noqa: E731
+
+    def bwd_b(residuals, cts):
+        cts_in = vmap(lambda r, c: bwd(r, c))(list(residuals), list(cts))
+        # batched at 0: sum over the batch for unbatched inputs, else back to their axis
+        return [lax.reduce_sum(c, (0,)) if d is None else _move(c, 0, d)
+                for c, d in zip(cts_in, dims)]
+    outs = custom_vjp_call_p.bind(*vals, fun=fun_b, fwd=fwd_b, bwd=bwd_b, name=name)
+    return outs, [0] * len(outs)
+
+
+def _move(x, src, dst):
+    from .interpreters.batching import moveaxis
+    return moveaxis(x, src, dst)
+
+
+custom_vjp_call_p.jvp = _custom_vjp_jvp
+custom_vjp_call_p.batch = _custom_vjp_batch
+
+
+def _custom_lin_impl(*args, fwd, bwd, n_p, n_res, out_avals, name):
+    """Forward evaluation of the linear map: the JVP of fwd's primal outputs."""
+    primals, tangents = args[:n_p], args[n_p + n_res:]
+    _, touts = jvp_flat(lambda *p: list(fwd(*p)[0]), list(primals), list(tangents),
+                        name=f"jvp of {name} fwd")
+    return [instantiate(t) for t in touts]
+
+
+def _custom_lin_jvp(primals, tangents, **params):
+    outs, touts = jvp_flat(lambda *a: _custom_lin_impl(*a, **params), list(primals),
+                           list(tangents), name="custom_lin jvp")
+    return outs, touts
+
+
+def _custom_lin_transpose(cts, *args, fwd, bwd, n_p, n_res, out_avals, name):
+    residuals = list(args[n_p:n_p + n_res])
+    cts_in = bwd(residuals, [instantiate(c) for c in cts])
+    return [None] * (n_p + n_res) + list(cts_in)
+
+
+def _custom_lin_batch(vals, dims, **params):
+    from .api import vmap
+    outs = vmap(lambda *a: _custom_lin_impl(*a, **params), in_axes=tuple(dims))(*vals)
+    return outs, [0] * len(outs)
+
+
+custom_lin_p = Primitive("custom_lin", multiple_results=True)
+custom_lin_p.def_impl(_custom_lin_impl)
+custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
+custom_lin_p.jvp = _custom_lin_jvp
+custom_lin_p.linear = True  # in its tangent operands; primals and residuals are constants
+custom_lin_p.transpose = _custom_lin_transpose
+custom_lin_p.batch = _custom_lin_batch
+
+
+class custom_vjp:
+    """A function with a custom VJP: `f.defvjp(fwd, bwd)` with `fwd(*args) -> (out, res)`
+    (res: any pytree) and `bwd(res, ct) -> tuple of cotangents, one per argument`."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+        functools.update_wrapper(self, fun)
+
+    def defvjp(self, fwd, bwd):
+        self.fwd, self.bwd = fwd, bwd
+        return fwd, bwd
+
+    def __call__(self, *args):
+        name = getattr(self.fun, "__name__", "custom_vjp")
+        if self.fwd is None:
+            raise FxadTypeError(f"custom_vjp function '{name}' has no rule; define one with "
+                                f"{name}.defvjp(fwd, bwd)")
+        nondiff = self.nondiff_argnums
+        nd_vals, dyn = _split_nondiff(args, nondiff)
+        leaves, in_tree = tree_flatten(tuple(dyn))
+        store = {}
+
+        def full(xs):
+            return _merge(nd_vals, tree_unflatten(in_tree, xs), nondiff, len(args))
+
+        def flat_fun(*xs):
+            out_leaves, store["out"] = tree_flatten(self.fun(*full(xs)))
+            return out_leaves
+
+        def flat_fwd(*xs):
+            res = self.fwd(*full(xs))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise FxadTypeError(f"fwd of custom_vjp function '{name}' must return a pair "
+                                    "(output, residuals)")
+            out_leaves, store["out"] = tree_flatten(res[0])
+            res_leaves, store["res"] = tree_flatten(res[1])
+            return out_leaves, res_leaves
+
+        def flat_bwd(residuals, cts):
+            ct = tree_unflatten(store["out"], cts)
+            got = self.bwd(*nd_vals, tree_unflatten(store["res"], residuals), ct)
+            if not isinstance(got, (tuple, list)) or len(got) != len(dyn):
+                raise FxadTypeError(
+                    f"bwd of custom_vjp function '{name}' must return a tuple with one "
+                    f"cotangent per differentiable argument ({len(dyn)}), got "
+                    f"{len(got) if isinstance(got, (tuple, list)) else type(got).__name__}")
+            out = []
+            for i, (arg, g) in enumerate(zip(dyn, got)):
+                arg_leaves, arg_tree = tree_flatten(arg)
+                if g is None:
+                    out += [np.zeros(get_aval(a).shape, get_aval(a).dtype) for a in arg_leaves]
+                    continue
+                g_leaves, g_tree = tree_flatten(g)
+                if g_tree != arg_tree:
+                    raise FxadTypeError(f"bwd of '{name}': cotangent {i} has structure "
+                                        f"{g_tree}, expected {arg_tree}")
+                for a, c in zip(arg_leaves, g_leaves):
+                    aa, ca = get_aval(a), get_aval(c)
+                    if ca.shape != aa.shape:
+                        raise FxadTypeError(
+                            f"bwd of '{name}': cotangent {i} has shape {ca.shape} but the "
+                            f"argument has shape {aa.shape} (expected {aa.str_short()})")
+                    if ca.dtype != aa.dtype and np.issubdtype(aa.dtype, np.inexact):
+                        if not np.can_cast(ca.dtype, aa.dtype, "same_kind"):
+                            raise FxadTypeError(
+                                f"bwd of '{name}': cotangent {i} has dtype {ca.dtype}, "
+                                f"expected {aa.dtype}")
+                        c = unbroadcast(c, aa)
+                    out.append(c)
+            return out
+        outs = custom_vjp_call_p.bind(*leaves, fun=flat_fun, fwd=flat_fwd, bwd=flat_bwd,
+                                      name=name)
+        return tree_unflatten(store["out"], outs)
+
+
+def checkpoint(fun, policy=None):
+    """Rematerialization: residuals inside `fun` are not kept; the backward pass recomputes
+    them from the inputs. Implemented as a custom_vjp whose residuals are the inputs."""
+    if policy is not None:
+        raise NotImplementedError("checkpoint policies are not implemented yet; "
+                                  "policy=None recomputes everything inside the function")
+
+    @functools.wraps(fun)
+    def wrapped(*args):
+        return _remat(fun)(*args)
+    return wrapped
+
+
+@functools.lru_cache(maxsize=256)
+def _remat(fun):
+    from .api import vjp
+    f = custom_vjp(fun)
+    f.defvjp(lambda *args: (fun(*args), args),
+             lambda args, ct: vjp(fun, *args)[1](ct))
+    return f
+
+
+remat = checkpoint
