@@ -10,7 +10,7 @@ from fxad import lax
 from fxad.__main__ import all_primitives, rule_matrix
 from fxad.test_util import check_grads
 
-from . import test_dot, test_elementwise, test_reductions, test_structural
+from . import test_dot, test_elementwise, test_reductions, test_special, test_structural
 from .common import primitives_used
 
 # Checked exactly elsewhere (finite differences cannot see them) or only as transposes.
@@ -28,7 +28,7 @@ def test_every_primitive_has_every_rule():
 
 def test_every_primitive_has_a_table_row():
     used = set()
-    for mod in (test_elementwise, test_reductions, test_structural, test_dot):
+    for mod in (test_elementwise, test_reductions, test_structural, test_dot, test_special):
         for _, fn, shapes in mod.TABLE:
             used |= primitives_used(fn, shapes)
     missing = set(all_primitives()) - used - set(COVERED_ELSEWHERE)

@@ -1,0 +1,136 @@
+"""Neural-network functions: numerically stable activations (finite values and gradients even
+at ±1e300) and normalization layers written as custom_vjp "fused kernels" that save the mean
+and reciprocal standard deviation, as a hand-written GPU kernel would.
+
+Because custom_vjp's fwd runs on an outer transformation's tracers, the saved statistics keep
+their dependence on the input, so forward-over-reverse Hessians through these layers are
+exact without recomputing the statistics in the backward pass (the seed-000 story).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import lax
+from . import numpy as fnp
+from .core import get_aval
+from .custom_derivatives import custom_vjp
+from .rules.helpers import unbroadcast
+
+sigmoid = lax.logistic
+
+
+def relu(x):
+    """max(x, 0) with derivative 0 at 0 (as JAX and PyTorch)."""
+    return lax.select(lax.gt(x, 0), x, lax.mul(x, 0))
+
+
+def softplus(x):
+    """log(1 + e^x), smooth at every order: x + log1p(e^-x) for x > 0, log1p(e^x) otherwise.
+    Each branch sees only inputs where it cannot overflow, so the branch not taken has a
+    finite derivative and contributes 0 (not 0 * inf = NaN) in reverse mode."""
+    pos = lax.gt(x, 0)
+    zero = lax.mul(x, 0)
+    xp, xn = lax.select(pos, x, zero), lax.select(pos, zero, x)
+    return lax.select(pos, lax.add(xp, lax.log1p(lax.exp(lax.neg(xp)))),
+                      lax.log1p(lax.exp(xn)))
+
+
+def silu(x):
+    return lax.mul(x, lax.logistic(x))
+
+
+swish = silu
+
+_GELU_C = float(np.sqrt(2.0 / np.pi))
+
+
+def gelu(x, approximate=True):
+    """The tanh approximation of GELU. The cubic is evaluated on x clipped to ±20 (where tanh
+    is already ±1), so huge inputs give no inf*0 = NaN in the derivative."""
+    if not approximate:
+        from .scipy.special import erf
+        return lax.mul(lax.mul(0.5, x), lax.add(1.0, erf(lax.mul(x, float(1 / np.sqrt(2))))))
+    xc = lax.min(lax.max(x, -20.0), 20.0)
+    inner = lax.mul(_GELU_C, lax.add(xc, lax.mul(0.044715, lax.integer_pow(xc, 3))))
+    return lax.mul(lax.mul(0.5, x), lax.add(1.0, lax.tanh(inner)))
+
+
+def _shift(x, axis):
+    """The max over `axis`, held constant (stop_gradient), with non-finite maxima replaced by
+    0 so all-(-inf) rows give -inf rather than NaN."""
+    m = lax.stop_gradient(fnp.max(x, axis=axis, keepdims=True))
+    return lax.select(lax.isfinite(m), m, lax.mul(m, 0))
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    m = _shift(x, axis)
+    out = lax.add(lax.log(fnp.sum(lax.exp(lax.sub(x, m)), axis=axis, keepdims=True)), m)
+    return out if keepdims else fnp.squeeze(out, axis=axis) if axis is not None else \
+        fnp.reshape(out, ())
+
+
+def softmax(x, axis=-1):
+    e = lax.exp(lax.sub(x, _shift(x, axis)))
+    return lax.div(e, fnp.sum(e, axis=axis, keepdims=True))
+
+
+def log_softmax(x, axis=-1):
+    return lax.sub(x, logsumexp(x, axis=axis, keepdims=True))
+
+
+# --- normalization: one custom_vjp that saves mean and rstd ----------------------------------
+
+def _axes(axis, ndim):
+    from .numpy.reductions import normalize_axes
+    return normalize_axes(axis, ndim)
+
+
+def _normalize_fwd(x, gamma, beta, axes, eps):
+    mean = fnp.mean(x, axis=axes, keepdims=True)
+    xc = lax.sub(x, mean)
+    rstd = lax.rsqrt(lax.add(fnp.mean(lax.mul(xc, xc), axis=axes, keepdims=True), eps))
+    y = lax.add(lax.mul(lax.mul(xc, rstd), gamma), beta)
+    return y, (x, mean, rstd, gamma)
+
+
+def _normalize_bwd(axes, eps, res, dy):
+    x, mean, rstd, gamma = res
+    xhat = lax.mul(lax.sub(x, mean), rstd)
+    g = lax.mul(dy, gamma)
+    dx = lax.mul(rstd, lax.sub(lax.sub(g, fnp.mean(g, axis=axes, keepdims=True)),
+                               lax.mul(xhat, fnp.mean(lax.mul(g, xhat), axis=axes,
+                                                      keepdims=True))))
+    dgamma = unbroadcast(lax.mul(dy, xhat), get_aval(gamma))
+    dbeta = unbroadcast(dy, get_aval(gamma))
+    return dx, dgamma, dbeta
+
+
+def _normalize_impl(x, gamma, beta, axes, eps):
+    return _normalize_fwd(x, gamma, beta, axes, eps)[0]
+
+
+_normalize = custom_vjp(lambda x, gamma, beta, axes, eps: _normalize_impl(x, gamma, beta,
+                                                                          axes, eps),
+                        nondiff_argnums=(3, 4))
+_normalize.defvjp(lambda x, gamma, beta, axes, eps: _normalize_fwd(x, gamma, beta, axes, eps),
+                  _normalize_bwd)
+_normalize.__name__ = "normalize"
+
+
+def _norm(x, gamma, beta, axis, eps):
+    aval = get_aval(x)
+    axes = _axes(axis, aval.ndim)
+    # Absent scale/shift: 0-d constants (their cotangents are computed and dropped).
+    gamma = np.ones((), aval.dtype) if gamma is None else gamma
+    beta = np.zeros((), aval.dtype) if beta is None else beta
+    return _normalize(x, gamma, beta, axes, eps)
+
+
+def layer_norm(x, gamma=None, beta=None, axis=-1, eps=1e-5):
+    """Normalize over `axis` (int or tuple) of each example; gamma/beta broadcast against x."""
+    return _norm(x, gamma, beta, axis, eps)
+
+
+def batch_norm(x, gamma=None, beta=None, axis=0, eps=1e-5):
+    """Normalize over `axis` (int or tuple; the batch axes) with batch statistics."""
+    return _norm(x, gamma, beta, axis, eps)

@@ -1,0 +1,51 @@
+"""Special functions (SciPy's implementations), with rules that reuse shared work."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.special as sc
+
+from .elementwise import div, elementwise, eq, exp, log, mul, neg, select, sub
+from .helpers import defjvp, defjvp_with_output
+
+_TWO_OVER_SQRT_PI = float(2 / np.sqrt(np.pi))
+
+
+erf_p = elementwise("erf", sc.erf)
+defjvp(erf_p, lambda t, x: mul(t, mul(_TWO_OVER_SQRT_PI, exp(neg(mul(x, x))))))
+def erf(x): return erf_p.bind(x)
+
+
+erfc_p = elementwise("erfc", sc.erfc)
+defjvp(erfc_p, lambda t, x: mul(t, mul(-_TWO_OVER_SQRT_PI, exp(neg(mul(x, x))))))
+def erfc(x): return erfc_p.bind(x)
+
+
+polygamma_p = elementwise("polygamma", lambda x, n: sc.polygamma(n, x))  # order n, static
+defjvp(polygamma_p, lambda t, x, n: mul(t, polygamma(x, n + 1)))
+def polygamma(x, n): return polygamma_p.bind(x, n=int(n))
+
+
+gammaln_p = elementwise("gammaln", sc.gammaln)
+defjvp(gammaln_p, lambda t, x: mul(t, polygamma(x, 0)))
+def gammaln(x): return gammaln_p.bind(x)
+
+
+def digamma(x):
+    return polygamma(x, 0)
+
+
+logit_p = elementwise("logit", sc.logit)
+defjvp(logit_p, lambda t, x: div(t, mul(x, sub(1.0, x))))
+def logit(x): return logit_p.bind(x)
+
+
+xlogy_p = elementwise("xlogy", sc.xlogy)  # x*log(y), defined as 0 where x == 0
+defjvp_with_output(
+    xlogy_p,
+    # d/dx = log(y) (0 where x == 0 and y == 0, matching the convention), d/dy = x / y
+    lambda t, ans, x, y: mul(t, log(select(eq(x, 0), 1.0, y))),
+    lambda t, ans, x, y: mul(t, div(x, y)))
+def xlogy(x, y): return xlogy_p.bind(x, y)
+
+
+__all__ = ["erf", "erfc", "polygamma", "gammaln", "digamma", "logit", "xlogy"]

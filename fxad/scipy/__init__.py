@@ -1,0 +1,2 @@
+"""SciPy's names: fxad.scipy.special (and, later, linalg)."""
+from . import special  # noqa: F401
