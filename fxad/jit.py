@@ -17,7 +17,7 @@ import numpy as np
 
 from .core import Primitive, ShapedArray, Tracer, get_aval
 from .errors import FxadTypeError
-from .interpreters.jvp import Zero, jvp_flat
+from .interpreters.jvp import Zero, jvp_jaxpr
 from .interpreters.partial_eval import partial_eval_jaxpr
 from .interpreters.transpose import backward_pass, is_undefined
 from .ir.codegen import compiled_for
@@ -40,26 +40,14 @@ def _jvp_split(jaxpr, nonzero):
     inputs marked in `nonzero`; cached on the jaxpr."""
     key = ("jvp", tuple(nonzero))
     hit = jaxpr.cache.get(key)
-    if hit is not None:
-        return hit
-    n = len(jaxpr.in_avals)
-    avals = jaxpr.in_avals + [a for a, nz in zip(jaxpr.in_avals, nonzero) if nz]
-    out_nz = []
-
-    def jvp_fun(*args):
-        tans = iter(args[n:])
-        tangents = [next(tans) if nz else Zero(a) for a, nz in zip(jaxpr.in_avals, nonzero)]
-        outs, touts = jvp_flat(_call(jaxpr), list(args[:n]), tangents, name="jit jvp")
-        out_nz[:] = [type(t) is not Zero for t in touts]
-        return outs + [t for t in touts if type(t) is not Zero]
-    jvp_jaxpr = stage(jvp_fun, avals, name="jit jvp")
-    n_out = len(jaxpr.out_avals)
-    n_t = sum(out_nz)
-    known, unknown, out_unknown, n_res = partial_eval_jaxpr(
-        jvp_jaxpr, [False] * n + [True] * sum(nonzero), [False] * n_out + [True] * n_t)
-    if any(out_unknown[:n_out]):  # primal outputs never depend on tangents
-        raise AssertionError("jit jvp: a primal output depends on a tangent")
-    hit = jaxpr.cache[key] = (known, unknown, out_nz, n_res)
+    if hit is None:
+        jvp_closed, out_nz = jvp_jaxpr(jaxpr, nonzero)
+        n, n_out = len(jaxpr.in_avals), len(jaxpr.out_avals)
+        known, unknown, out_unknown, n_res = partial_eval_jaxpr(
+            jvp_closed, [False] * n + [True] * sum(nonzero),
+            [False] * n_out + [True] * sum(out_nz))
+        assert not any(out_unknown[:n_out]), "a primal output depends on a tangent"
+        hit = jaxpr.cache[key] = (known, unknown, out_nz, n_res)
     return hit
 
 

@@ -10,3 +10,4 @@ from .rules.reductions import (  # noqa: F401
 from .rules.structural import broadcast_to, concatenate, flip, reshape, transpose  # noqa: F401
 from .rules.indexing import getitem, scatter_add  # noqa: F401
 from .rules.dot import dot_general  # noqa: F401
+from .control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401,E402

@@ -84,3 +84,35 @@ def jvp_flat(fun, primals, tangents, name="jvp"):
         outs = fun(*args)
         pairs = [trace.unbox(o) for o in outs]
     return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def jvp_jaxpr(closed, nonzero, instantiate=False):
+    """The JVP of a closed jaxpr as a jaxpr: inputs (primals, tangents of the `nonzero`
+    inputs), outputs (primal outputs, tangents). Returns (jaxpr, out_nonzero). `instantiate`
+    (a bool, or one per output) materializes symbolic-zero output tangents."""
+    inst = [instantiate] * len(closed.out_avals) if isinstance(instantiate, bool) \
+        else list(instantiate)
+    from ..ir.jaxpr import eval_jaxpr
+    from ..ir.staging import stage
+    n = len(closed.in_avals)
+    avals = closed.in_avals + [a for a, nz in zip(closed.in_avals, nonzero) if nz]
+    out_nz = []
+
+    def fun(*args):
+        tans = iter(args[n:])
+        tangents = [next(tans) if nz else Zero(a) for a, nz in zip(closed.in_avals, nonzero)]
+        outs, touts = jvp_flat(lambda *p: eval_jaxpr(closed.jaxpr, closed.consts, *p),
+                               list(args[:n]), tangents, name="jvp of a jaxpr")
+        touts = [instantiate_like(t, o) if i else t for t, o, i in zip(touts, outs, inst)]
+        out_nz[:] = [type(t) is not Zero for t in touts]
+        return outs + [t for t in touts if type(t) is not Zero]
+    jaxpr = stage(fun, avals, name="jvp of a jaxpr")
+    return jaxpr, out_nz
+
+
+def instantiate_like(t, primal):
+    """A materialized tangent (zeros for a symbolic zero) with the primal's dtype."""
+    if type(t) is Zero:
+        a = get_aval(primal)
+        return np.zeros(a.shape, a.dtype)
+    return t

@@ -68,7 +68,8 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate):
     out_unknown = [(type(v) is not Literal and v in unknown_vars) or inst
                    for v, inst in zip(jaxpr.outvars, instantiate)]
     # Residuals: known variables the unknown side reads (including passed-through outputs).
-    residuals, seen = [], set()
+    # Constants are not residuals: the unknown program closes over them directly.
+    residuals, seen = [], set(jaxpr.constvars)
     needed = [v for e in unknown_eqns for v in e.invars] + \
         [v for v, u in zip(jaxpr.outvars, out_unknown) if u]
     for v in needed:
@@ -78,7 +79,8 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate):
     known = Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, unknowns) if not u],
                   known_eqns,
                   [v for v, u in zip(jaxpr.outvars, out_unknown) if not u] + residuals)
-    unknown = Jaxpr([], residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
+    unknown = Jaxpr(jaxpr.constvars,
+                    residuals + [v for v, u in zip(jaxpr.invars, unknowns) if u],
                     unknown_eqns, [v for v, u in zip(jaxpr.outvars, out_unknown) if u])
-    return ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, []), out_unknown, \
-        len(residuals)
+    return ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, closed.consts), \
+        out_unknown, len(residuals)

@@ -12,6 +12,8 @@ def matmul(a, b):
     if ndim(a) == 0 or ndim(b) == 0:
         raise FxadValueError("matmul: operands must not be 0-d (use multiply)")
     a1, b1 = ndim(a) == 1, ndim(b) == 1
+    if (a1 and ndim(b) <= 2) or (b1 and ndim(a) == 2):  # vector cases: one contraction
+        return lax.dot_general(a, b, (((ndim(a) - 1,), (0,)), ((), ())))
     if a1:
         a = lax.reshape(a, (1,) + shape(a))
     if b1:
