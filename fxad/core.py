@@ -61,13 +61,20 @@ class ShapedArray:
 _PY_SCALARS = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 
 
+def _shaped(shape, dtype):
+    """ShapedArray without argument normalization (shape is a tuple, dtype an np.dtype)."""
+    a = object.__new__(ShapedArray)
+    a.shape, a.dtype, a.weak = shape, dtype, None
+    return a
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of any value fxad accepts."""
     if isinstance(x, Tracer):
         return x.aval
     t = type(x)
     if t is np.ndarray or isinstance(x, np.generic):
-        return ShapedArray(x.shape, x.dtype)
+        return _shaped(x.shape, x.dtype)
     if t in _PY_SCALARS:
         return ShapedArray((), _PY_SCALARS[t], weak=t)
     arr = np.asarray(x)

@@ -20,7 +20,7 @@ import functools
 import numpy as np
 
 from .core import Primitive, ShapedArray, get_aval, rule_source
-from .errors import FxadTypeError
+from .errors import ConcretizationError, FxadTypeError, TracerArrayConversionError
 from .interpreters.jvp import Zero, instantiate, jvp_flat
 from .ir.staging import stage
 from .rules.helpers import unbroadcast
@@ -156,10 +156,12 @@ custom_vjp_call_p.def_abstract_eval(
 def _custom_vjp_jvp(primals, tangents, fun, fwd, bwd, name):
     outs, residuals = fwd(*primals)
     outs, residuals = list(outs), list(residuals)
-    if all(type(t) is Zero for t in tangents):
+    nz = tuple(type(t) is not Zero for t in tangents)
+    if not any(nz):
         return outs, [Zero(get_aval(o)) for o in outs]
-    touts = custom_lin_p.bind(*primals, *residuals, *[instantiate(t) for t in tangents],
-                              fwd=fwd, bwd=bwd, n_p=len(primals), n_res=len(residuals),
+    # Only the non-zero tangents enter the linear program (no zero arrays as residuals).
+    touts = custom_lin_p.bind(*primals, *residuals, *[t for t in tangents if type(t) is not Zero],
+                              fwd=fwd, bwd=bwd, n_p=len(primals), n_res=len(residuals), nz=nz,
                               out_avals=tuple(ShapedArray(get_aval(o).shape, get_aval(o).dtype)
                                               for o in outs), name=name)
     return outs, touts
@@ -190,11 +192,21 @@ custom_vjp_call_p.jvp = _custom_vjp_jvp
 custom_vjp_call_p.batch = _custom_vjp_batch
 
 
-def _custom_lin_impl(*args, fwd, bwd, n_p, n_res, out_avals, name):
-    """Forward evaluation of the linear map: the JVP of fwd's primal outputs."""
-    primals, tangents = args[:n_p], args[n_p + n_res:]
-    _, touts = jvp_flat(lambda *p: list(fwd(*p)[0]), list(primals), list(tangents),
-                        name=f"jvp of {name} fwd")
+def _custom_lin_impl(*args, fwd, bwd, n_p, n_res, nz, out_avals, name):
+    """Forward evaluation of the linear map: the JVP of fwd's primal outputs. If fwd cannot
+    be traced (it calls opaque NumPy), the transpose of bwd, which is linear in its cotangent
+    argument, gives the same map."""
+    primals, residuals = args[:n_p], list(args[n_p:n_p + n_res])
+    it = iter(args[n_p + n_res:])
+    tangents = [next(it) if m else Zero(get_aval(p)) for p, m in zip(primals, nz)]
+    try:
+        _, touts = jvp_flat(lambda *p: list(fwd(*p)[0]), list(primals), tangents,
+                            name=f"jvp of {name} fwd")
+    except (TracerArrayConversionError, ConcretizationError):
+        from .api import linear_transpose
+        cts0 = [np.zeros(a.shape, a.dtype) for a in out_avals]
+        forward = linear_transpose(lambda cts: bwd(residuals, list(cts)), cts0)
+        touts = forward([instantiate(t) for t in tangents])[0]
     return [instantiate(t) for t in touts]
 
 
@@ -204,10 +216,10 @@ def _custom_lin_jvp(primals, tangents, **params):
     return outs, touts
 
 
-def _custom_lin_transpose(cts, *args, fwd, bwd, n_p, n_res, out_avals, name):
+def _custom_lin_transpose(cts, *args, fwd, bwd, n_p, n_res, nz, out_avals, name):
     residuals = list(args[n_p:n_p + n_res])
     cts_in = bwd(residuals, [instantiate(c) for c in cts])
-    return [None] * (n_p + n_res) + list(cts_in)
+    return [None] * (n_p + n_res) + [c for c, m in zip(cts_in, nz) if m]
 
 
 def _custom_lin_batch(vals, dims, **params):

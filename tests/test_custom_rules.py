@@ -457,6 +457,21 @@ def test_grad_of_vmap_custom_vjp():
     M = np.arange(12.0).reshape(3, 4) / 10 - 0.5
     close(fxad.grad(lambda m: fnp.sum(fxad.vmap(xsin)(m) ** 2))(M),
           2 * M * np.sin(M) * xsin_d1(M))
+    # mapped over axis 1: the cotangent goes back to axis 1
+    close(fxad.grad(lambda m: fnp.sum(fxad.vmap(xsin, in_axes=1)(m) ** 2))(M),
+          2 * M * np.sin(M) * xsin_d1(M))
+    a = Y  # example i is (a[i], M[:, i])
+    f = lambda m: fnp.sum(fxad.vmap(tanh_ax, in_axes=(0, 1))(a, m))  # noqa: E731
+    close(fxad.grad(f)(M), a * np_sech2(a * M))
+
+
+def test_custom_rules_keep_float32():
+    x32 = X.astype(np.float32)
+    for f in (xsin, jsin, csinh):
+        g = fxad.grad(lambda x: fnp.sum(f(x)))(x32)
+        assert np.asarray(g).dtype == np.float32
+        close(g, fxad.grad(lambda x: fnp.sum(f(x)))(X), rtol=1e-5, atol=1e-6)
+        assert np.asarray(fxad.hessian(lambda x: fnp.sum(f(x)))(x32)).dtype == np.float32
 
 
 def test_jit_of_grad_and_grad_of_jit_custom_vjp():

@@ -12,18 +12,21 @@ from .. import lax  # resolved at call time (lax imports the rule files)
 
 
 class BatchTracer(Tracer):
-    __slots__ = ("val", "bdim")
+    __slots__ = ("val", "bdim", "_aval")
 
     def __init__(self, trace, val, bdim):
         self._trace = trace
         self.val = val
         self.bdim = bdim
+        self._aval = None
 
     @property
-    def aval(self):
-        a = get_aval(self.val)
-        shape = a.shape[:self.bdim] + a.shape[self.bdim + 1:]
-        return ShapedArray(shape, a.dtype)
+    def aval(self):  # the per-example value: the batch axis removed
+        a = self._aval
+        if a is None:
+            v = get_aval(self.val)
+            a = self._aval = ShapedArray(v.shape[:self.bdim] + v.shape[self.bdim + 1:], v.dtype)
+        return a
 
 
 class BatchTrace(Trace):
@@ -55,7 +58,7 @@ class BatchTrace(Trace):
 # --- helpers for rules -----------------------------------------------------------------------
 
 def ndim_of(x):
-    return len(x.shape) if hasattr(x, "shape") else get_aval(x).ndim
+    return len(get_aval(x).shape)
 
 
 def moveaxis(x, src, dst):

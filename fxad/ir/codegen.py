@@ -44,7 +44,7 @@ class Compiled:
         return self.fn(*args)
 
 
-def compile_jaxpr(closed, name="_fxad_jit") -> Compiled:
+def compile_jaxpr(closed, name="_compiled") -> Compiled:
     jaxpr = closed.jaxpr
     namer = Namer()
     ns = {"_np": np}

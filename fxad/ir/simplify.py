@@ -50,9 +50,11 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
             constvars.append(nv)
             consts.append(c)
             sub[v] = nv
-        for ie in inner.jaxpr.eqns:
+        for ie in inner.jaxpr.eqns:  # fresh outputs: the same body may be inlined twice
+            outs = [Var(v.aval) for v in ie.outvars]
             eqns.append(Eqn(ie.primitive, [sub.get(v, v) if type(v) is not Literal else v
-                                           for v in ie.invars], ie.outvars, ie.params))
+                                           for v in ie.invars], outs, ie.params, ie.source))
+            sub.update(zip(ie.outvars, outs))
         for ov, iv in zip(e.outvars, inner.jaxpr.outvars):
             mapping[ov] = sub.get(iv, iv) if type(iv) is not Literal else iv
     out = _rename(Jaxpr(constvars, jaxpr.invars, eqns, jaxpr.outvars), mapping)
@@ -139,7 +141,8 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
     def ident(v):
         while type(v) is not Literal and v in mapping:
             v = mapping[v]
-        return ("lit", type(v.val), v.val) if type(v) is Literal else id(v)
+        # repr, not value: 0.0 == -0.0 but they are different literals (1/x differs)
+        return ("lit", type(v.val), repr(v.val)) if type(v) is Literal else id(v)
     for e in closed.jaxpr.eqns:
         pk = _param_key(e.params)
         key = None if pk is None else (e.primitive, pk, tuple(ident(v) for v in e.invars))

@@ -131,3 +131,164 @@ def nonzero(a):
     if isinstance(a, Tracer):
         a = a.concrete_value("nonzero (its output shape depends on the values)")
     return np.nonzero(a)
+
+
+def atleast_2d(a):
+    nd = ndim(a)
+    return a if nd >= 2 else lax.reshape(a, (1,) * (2 - nd) + shape(a))
+
+
+def atleast_3d(a):
+    nd, s = ndim(a), shape(a)
+    if nd >= 3:
+        return a
+    return lax.reshape(a, (1, 1, 1) if nd == 0 else (1,) + s + (1,) if nd == 1 else s + (1,))
+
+
+def vstack(tup):
+    return concatenate([atleast_2d(a) for a in tup], 0)
+
+
+def hstack(tup):
+    arrs = [atleast_1d(a) for a in tup]
+    return concatenate(arrs, 0 if ndim(arrs[0]) == 1 else 1)
+
+
+def dstack(tup):
+    return concatenate([atleast_3d(a) for a in tup], 2)
+
+
+def column_stack(tup):
+    return concatenate([lax.reshape(a, (size(a), 1)) if ndim(a) < 2 else a for a in tup], 1)
+
+
+def array_split(a, indices_or_sections, axis=0):
+    n = shape(a)[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
+        indices_or_sections = np.cumsum(sizes)[:-1]
+    return split(a, list(indices_or_sections), axis)
+
+
+def roll(a, shift, axis=None):
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), shape(a))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    shifts = (shift,) * len(axes) if isinstance(shift, int) else tuple(shift)
+    for ax, sh in zip(axes, shifts):
+        ax %= ndim(a)
+        n = shape(a)[ax]
+        if n == 0:
+            continue
+        k = int(sh) % n
+        pre = (slice(None),) * ax
+        a = lax.concatenate([a[pre + (slice(n - k, n),)], a[pre + (slice(0, n - k),)]], ax)
+    return a
+
+
+def tile(a, reps):
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    s = shape(a)
+    nd = max(len(s), len(reps))
+    s = (1,) * (nd - len(s)) + s
+    reps = (1,) * (nd - len(reps)) + reps
+    a = lax.reshape(a, tuple(d for pair in zip((1,) * nd, s) for d in pair))
+    a = lax.broadcast_to(a, tuple(d for pair in zip(reps, s) for d in pair))
+    return lax.reshape(a, tuple(r * d for r, d in zip(reps, s)))
+
+
+def repeat(a, repeats, axis=None):
+    if axis is None:
+        a, axis = ravel(a), 0
+    n = shape(a)[axis]
+    idx = np.repeat(np.arange(n), repeats)
+    return a[(slice(None),) * (axis % ndim(a)) + (idx,)]
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    """Constant padding: the array is scatter-added into a filled array (linear in it)."""
+    if mode != "constant":
+        raise FxadValueError(f"fxad.numpy.pad supports mode='constant' only, not {mode!r}")
+    s = shape(array)
+    pw = np.broadcast_to(np.asarray(pad_width, dtype=int), (len(s), 2))
+    out_shape = tuple(int(d + lo + hi) for d, (lo, hi) in zip(s, pw))
+    from ..rules.helpers import dtype_of
+    from ..rules.indexing import parse_index, scatter_add
+    base = np.full(out_shape, constant_values, dtype=dtype_of(array))
+    idx = tuple(slice(int(lo), int(lo) + d) for d, (lo, _) in zip(s, pw))
+    spec, arrays = parse_index(idx)
+    base_zeroed = base.copy()
+    base_zeroed[idx] = 0
+    return scatter_add(base_zeroed, arrays, array, spec)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    a = moveaxis(a, (axis1, axis2), (-2, -1))
+    n, m = shape(a)[-2:]
+    rows = np.arange(max(0, -offset), min(n, m - offset)) if m - offset > 0 else np.arange(0)
+    return a[(Ellipsis, rows, rows + offset)]
+
+
+def diag(v, k=0):
+    if ndim(v) == 2:
+        return diagonal(v, k)
+    if ndim(v) != 1:
+        raise FxadValueError("diag: input must be 1-d or 2-d")
+    n = shape(v)[0]
+    from ..rules.helpers import dtype_of
+    from ..rules.indexing import parse_index, scatter_add
+    m = n + abs(k)
+    rows = np.arange(n) + max(0, -k)
+    spec, arrays = parse_index((rows, rows + k))
+    return scatter_add(np.zeros((m, m), dtype_of(v)), arrays, v, spec)
+
+
+def trace(a, offset=0, axis1=0, axis2=1):
+    from .reductions import sum
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1)
+
+
+def _tri_mask(a, k, lower):
+    n, m = shape(a)[-2:]
+    return (np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool))
+
+
+def tril(m, k=0):
+    return lax.select(_tri_mask(m, k, True), m, lax.mul(m, 0))
+
+
+def triu(m, k=0):
+    return lax.select(_tri_mask(m, k, False), m, lax.mul(m, 0))
+
+
+def take(a, indices, axis=None):
+    if axis is None:
+        return ravel(a)[indices]
+    return a[(slice(None),) * (axis % ndim(a)) + (indices,)]
+
+
+def take_along_axis(arr, indices, axis):
+    axis %= ndim(arr)
+    s = shape(arr)
+    idx = []
+    for i in range(ndim(arr)):
+        if i == axis:
+            idx.append(indices)
+        else:  # an arange that broadcasts along every other axis
+            idx.append(np.arange(s[i]).reshape(tuple(-1 if j == i else 1
+                                                     for j in range(ndim(arr)))))
+    return arr[tuple(idx)]
+
+
+def argsort(a, axis=-1):
+    if axis is None:
+        a, axis = ravel(a), 0
+    return lax.argsort(a, axis % ndim(a))
+
+
+def sort(a, axis=-1):
+    """Sorted values, differentiable: a gather by the (integer) sorting permutation."""
+    if axis is None:
+        a, axis = ravel(a), 0
+    return take_along_axis(a, argsort(a, axis), axis)

@@ -114,3 +114,26 @@ def einsum(subscripts, *operands):
         cur, idx = _einsum_pair(cur, idx, operands[k], ins[k], keep)
     cur, idx = _sum_out(cur, idx, set(out))
     return lax.transpose(cur, tuple(idx.index(c) for c in out))
+
+
+def kron(a, b):
+    a2, b2 = (lax.reshape(a, (1,) * (ndim(b) - ndim(a)) + shape(a)),
+              lax.reshape(b, (1,) * (ndim(a) - ndim(b)) + shape(b)))
+    nd = ndim(a2)
+    letters = "abcdefghijklm"[:nd], "nopqrstuvwxyz"[:nd]
+    out = einsum(f"{letters[0]},{letters[1]}->" + "".join(x + y for x, y in zip(*letters)),
+                 a2, b2)
+    return lax.reshape(out, tuple(p * q for p, q in zip(shape(a2), shape(b2))))
+
+
+def cross(a, b, axis=-1):
+    """3-vector cross products along `axis` (broadcasting), from components."""
+    from .manipulation import moveaxis, stack
+    a, b = moveaxis(a, axis, -1), moveaxis(b, axis, -1)
+    if shape(a)[-1] != 3 or shape(b)[-1] != 3:
+        raise FxadValueError("fxad.numpy.cross supports 3-vectors only")
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    c = [lax.sub(lax.mul(a1, b2), lax.mul(a2, b1)), lax.sub(lax.mul(a2, b0), lax.mul(a0, b2)),
+         lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))]
+    return stack(c, -1)

@@ -85,3 +85,48 @@ def argmax(a, axis=None, keepdims=False):
 
 def argmin(a, axis=None, keepdims=False):
     return _arg(lax.argmin, a, axis, keepdims)
+
+
+def _axis_or_flat(a, axis):
+    """NumPy's cumulative convention: axis=None works on the flattened array."""
+    if axis is None:
+        from .manipulation import ravel
+        return ravel(a), 0
+    return a, normalize_axes(axis, len(shape_of(a)))[0]
+
+
+def cumsum(a, axis=None, dtype=None):
+    a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
+    return lax.cumsum(a, ax)
+
+
+def cumprod(a, axis=None, dtype=None):
+    a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
+    return lax.cumprod(a, ax)
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    if weights is None:
+        avg = mean(a, axis, keepdims=keepdims)
+        wsum = lax.convert_element_type(np.asarray(_count(a, normalize_axes(
+            axis, len(shape_of(a))))), dtype_of(avg))
+    else:
+        nd = len(shape_of(a))
+        if len(shape_of(weights)) == 1 and nd > 1 and axis is not None:
+            ax = normalize_axes(axis, nd)[0]
+            weights = lax.reshape(weights, tuple(shape_of(a)[ax] if i == ax else 1
+                                                 for i in range(nd)))
+        wsum = sum(lax.broadcast_to(weights, tuple(shape_of(a))), axis, keepdims=keepdims)
+        avg = lax.div(sum(lax.mul(a, weights), axis, keepdims=keepdims), wsum)
+    return (avg, lax.broadcast_to(wsum, tuple(shape_of(avg)))) if returned else avg
+
+
+def nansum(a, axis=None, dtype=None, keepdims=False):
+    return sum(lax.select(lax.isnan(a), 0.0, a), axis, dtype, keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, keepdims=False):
+    ok = lax.logical_not(lax.isnan(a))
+    total = nansum(a, axis, dtype, keepdims)
+    return lax.div(total, sum(lax.convert_element_type(ok, dtype_of(total)), axis,
+                              keepdims=keepdims))

@@ -88,3 +88,72 @@ def clip(a, a_min=None, a_max=None):
     if a_max is not None:
         a = lax.min(a, a_max)
     return a
+
+
+# --- more elementwise math, composed from primitives ------------------------------------------
+
+_LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
+
+
+def logaddexp(x, y):
+    """log(e^x + e^y) = max + log1p(e^-|x-y|); the difference is taken only where both are
+    finite, so logaddexp(-inf, -inf) is -inf with a finite (zero) derivative."""
+    m = lax.max(x, y)
+    both = lax.logical_and(lax.isfinite(x), lax.isfinite(y))
+    d = lax.select(both, lax.sub(x, y), 0.0)
+    return lax.add(m, lax.log1p(lax.exp(lax.neg(lax.abs(d)))))
+
+
+def logaddexp2(x, y):
+    return lax.div(logaddexp(lax.mul(x, _LN2), lax.mul(y, _LN2)), _LN2)
+
+
+def exp2(x):
+    return lax.exp(lax.mul(x, _LN2))
+
+
+def log2(x):
+    return lax.div(lax.log(x), _LN2)
+
+
+def log10(x):
+    return lax.div(lax.log(x), _LN10)
+
+
+def hypot(x, y):
+    """sqrt(x² + y²), with derivative 0 (not NaN) at the origin."""
+    r2 = lax.add(lax.mul(x, x), lax.mul(y, y))
+    zero = lax.eq(r2, 0)
+    return lax.select(zero, lax.mul(r2, 0), lax.sqrt(lax.select(zero, 1.0, r2)))
+
+
+def deg2rad(x):
+    return lax.mul(x, float(np.pi / 180))
+
+
+def rad2deg(x):
+    return lax.mul(x, float(180 / np.pi))
+
+
+radians, degrees = deg2rad, rad2deg
+fabs = absolute
+
+
+def sinc(x):
+    """sin(πx)/(πx), 1 at 0 (where the derivative is 0), smooth at every order."""
+    px = lax.mul(x, float(np.pi))
+    zero = lax.eq(x, 0)
+    safe = lax.select(zero, 1.0, px)
+    return lax.select(zero, lax.add(lax.mul(x, 0), 1.0), lax.div(lax.sin(safe), safe))
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    from ..rules.helpers import dtype_of
+    info = np.finfo(dtype_of(x)) if np.issubdtype(dtype_of(x), np.floating) else None
+    if info is None:
+        return x
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    x = lax.select(lax.isnan(x), nan, x)
+    x = lax.select(lax.eq(x, np.inf), posinf, x)
+    return lax.select(lax.eq(x, -np.inf), neginf, x)

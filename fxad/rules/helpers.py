@@ -44,11 +44,11 @@ def elementwise_shape(prim):
 
 
 def dtype_of(x):
-    return x.dtype if hasattr(x, "dtype") else get_aval(x).dtype
+    return get_aval(x).dtype
 
 
 def shape_of(x):
-    return x.shape if hasattr(x, "shape") else np.shape(x)
+    return get_aval(x).shape
 
 
 # --- JVP helpers ---------------------------------------------------------------------------

@@ -1,0 +1,62 @@
+"""Cumulative reductions along one axis, and sorting (argsort: integer, no derivative)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Primitive, ShapedArray
+from ..interpreters.batching import defbatch_unary_axes
+from ..interpreters.jvp import Zero, jvp_flat
+from .helpers import defjvp_zero, deflinear, dtype_of, probe_dtype, shape_of
+from .. import lax
+
+
+def _cumulative(name, impl):
+    p = Primitive(name)
+    p.def_impl(lambda x, axis: impl(x, axis=axis))
+    p.def_abstract_eval(lambda x, axis: ShapedArray(x.shape, probe_dtype(p, [x], {"axis": 0})
+                                                    if x.ndim else x.dtype))
+    defbatch_unary_axes(p, "axis")
+    return p
+
+
+cumsum_p = _cumulative("cumsum", np.cumsum)
+# Transpose of a running sum: a running sum from the other end.
+deflinear(cumsum_p, lambda ct, x, axis: [lax.flip(cumsum(lax.flip(ct, (axis,)), axis), (axis,))])
+def cumsum(x, axis): return cumsum_p.bind(x, axis=int(axis))
+
+
+def _cumprod_by_doubling(x, axis):
+    """cumprod as log2(n) rounds of elementwise `mul` with shifted copies (Hillis-Steele).
+    Its derivative is the product of the others at every order, zeros included."""
+    n, d = shape_of(x)[axis], 1
+    while d < n:
+        pre = (slice(None),) * axis
+        ones_shape = tuple(d if i == axis else s for i, s in enumerate(shape_of(x)))
+        shifted = lax.concatenate([np.ones(ones_shape, dtype_of(x)),
+                                   lax.getitem(x, pre + (slice(0, n - d),))], axis)
+        x = lax.mul(x, shifted)
+        d *= 2
+    return x
+
+
+def _cumprod_jvp(primals, tangents, axis):
+    (x,), (t,) = primals, tangents
+    ans = cumprod(x, axis)
+    if type(t) is Zero:
+        return ans, Zero.like(ans)
+    _, (dt,) = jvp_flat(lambda v: [_cumprod_by_doubling(v, axis)], [x], [t],
+                        name="cumprod jvp")
+    return ans, dt
+
+
+cumprod_p = _cumulative("cumprod", np.cumprod)
+cumprod_p.jvp = _cumprod_jvp
+def cumprod(x, axis): return cumprod_p.bind(x, axis=int(axis))
+
+
+argsort_p = Primitive("argsort")  # stable, so ties keep their order as in NumPy
+argsort_p.def_impl(lambda x, axis: np.argsort(x, axis=axis, kind="stable"))
+argsort_p.def_abstract_eval(lambda x, axis: ShapedArray(x.shape, np.intp))
+defjvp_zero(argsort_p)
+defbatch_unary_axes(argsort_p, "axis")
+def argsort(x, axis): return argsort_p.bind(x, axis=int(axis))
