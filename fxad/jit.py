@@ -15,7 +15,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .core import Primitive, ShapedArray, Tracer, get_aval
+from .core import _PY_SCALARS, Primitive, ShapedArray, Tracer, get_aval
 from .errors import FxadTypeError
 from .interpreters.jvp import Zero, jvp_jaxpr
 from .interpreters.partial_eval import partial_eval_jaxpr
@@ -46,7 +46,9 @@ def _jvp_split(jaxpr, nonzero):
         known, unknown, out_unknown, n_res = partial_eval_jaxpr(
             jvp_closed, [False] * n + [True] * sum(nonzero),
             [False] * n_out + [True] * sum(out_nz))
-        assert not any(out_unknown[:n_out]), "a primal output depends on a tangent"
+        if any(out_unknown[:n_out]):  # a rule bug, not a user error: say so plainly
+            raise AssertionError("fxad internal error: in the JVP of a jitted function a "
+                                 "primal output depends on a tangent")
         hit = jaxpr.cache[key] = (known, unknown, out_nz, n_res)
     return hit
 
@@ -145,13 +147,15 @@ class _Jitted:
         dyn_args = [a for i, a in enumerate(args) if i not in static]
         dyn_kw = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         flat, in_tree = tree_flatten((dyn_args, dyn_kw))
-        flat = [x if hasattr(x, "aval") or isinstance(x, np.ndarray) else np.asarray(x)
-                for x in flat]
+        # Python scalars stay Python scalars: their avals are weak, so they promote as they do
+        # eagerly (float32 array * 2.0 is float32), and the weak flag is part of the key.
+        flat = [x if hasattr(x, "aval") or isinstance(x, np.ndarray) or type(x) in _PY_SCALARS
+                else np.asarray(x) for x in flat]
         avals = [get_aval(x) for x in flat]
         skey = tuple(_static_key(args[i], i) for i in static) + \
             tuple((k, _static_key(kwargs[k], k)) for k in sorted(kwargs)
                   if k in self.static_argnames)
-        key = (in_tree, tuple((a.shape, a.dtype) for a in avals), skey)
+        key = (in_tree, tuple((a.shape, a.dtype, a.weak) for a in avals), skey)
         entry = self.cache.get(key)
         if entry is None:
             store = {}

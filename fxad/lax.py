@@ -1,4 +1,5 @@
 """Primitive-level operations: one function per primitive (no NumPy conveniences)."""
+from .rules.elementwise import complex_ as complex, conj, imag, real  # noqa: F401
 from .rules.elementwise import (  # noqa: F401
     abs, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, ceil,
     convert_element_type, cos, cosh, div, eq, exp, expm1, floor, floor_divide, ge, gt, integer_pow,

@@ -22,7 +22,9 @@ def _flat(tree):
 
 
 def _vdot(a, b):
-    return float(np.real(np.vdot(_flat(a), _flat(b))))
+    """The real pairing Re(sum(a * b)) (no conjugation): the one under which fxad's (and
+    JAX's) transposes of complex-linear maps satisfy the transpose identity."""
+    return float(np.real(np.sum(_flat(a) * _flat(b))))
 
 
 def _random_like(tree, rng):
@@ -30,6 +32,8 @@ def _random_like(tree, rng):
         x = np.asarray(x)
         if not np.issubdtype(x.dtype, np.inexact):
             return np.zeros(x.shape, x.dtype)
+        if np.issubdtype(x.dtype, np.complexfloating):
+            return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(x.dtype)
         return rng.standard_normal(x.shape).astype(x.dtype)
     return tree_map(one, tree)
 

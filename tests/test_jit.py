@@ -348,17 +348,28 @@ def test_output_is_writeable_and_fresh():
 # --- lower / as_text -------------------------------------------------------------------------------
 
 def test_lower_as_text_is_numpy_source():
+    c = np.array([1.0, 2.0, 3.0])
+
     def f(x, y):
-        return fnp.sum(fnp.tanh(x @ y) * 2.0 + fnp.exp(x[0])) / fnp.max(y)
+        return (fnp.sum(fnp.tanh(x @ y) * 2.0 + fnp.exp(x[0]) * c + fxad.lax.logistic(y[:2]))
+                + fnp.sum(fnp.outer(x[0], x[1]))) / fnp.max(y)
     x, y = np.ones((2, 3)) * 0.1, np.ones((3, 3)) * 0.2
     text = fxad.jit(f).lower(x, y).as_text()
     assert "def " in text
     assert "fxad" not in text
     tree = ast.parse(text)  # valid Python
     assert any(isinstance(n, ast.FunctionDef) for n in tree.body)
-    # every `module.function(` call goes through `_np.`; other calls are bound impls
-    for mod in re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\.[A-Za-z_][A-Za-z0-9_]*\(", text):
-        assert mod == "_np", text
+    # every dotted call (`x.y(` or `x.y.z(`) goes through `_np.`; other calls are bound impls
+    calls = re.findall(r"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)+)\(", text)
+    assert calls, text
+    for call in calls:
+        assert call.startswith("_np."), text
+    # and every name the body uses is generated: variables, _np, _c<k>, _<prim>_<k>, _jit_<k>
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+    args = {a.arg for a in fn.args.args}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id not in args:
+            assert re.fullmatch(r"[a-z]+|_np|_c\d+|_[a-z_]+_\d+", node.id), node.id
     assert "_np.tanh" in text and "_np.exp" in text
     assert str(fxad.jit(f).lower(x, y)) == text
 
@@ -407,3 +418,122 @@ def test_nested_jit_grad_of_jit():
     # d/dx (x e^x)^2 = 2 x e^x (e^x + x e^x)
     e = np.exp(x)
     np.testing.assert_allclose(outer(x), 2 * x * e * (e + x * e), rtol=RTOL)
+
+
+# --- more compositions, each against the un-jitted transformation ------------------------------
+
+_X = np.array([0.3, -0.7, 1.1])
+_M = np.arange(6.0).reshape(2, 3) / 5.0 - 0.4
+_f_sin_x = lambda v: fnp.sin(v) * v
+_f_two = lambda v: (fnp.sin(v), fnp.cos(v) * v)
+_f_int = lambda v: (fnp.argmax(v), fnp.sum(v ** 2))
+
+COMPOSITIONS = [  # (name, transformation of a function, function, args)
+    ("jacfwd", lambda f: fxad.jacfwd(f), fnp.sin, (_X,)),
+    ("jacrev", lambda f: fxad.jacrev(f), _f_sin_x, (_X,)),
+    ("linearize", lambda f: lambda x: fxad.linearize(f, x)[1](np.ones(3)), _f_sin_x, (_X,)),
+    ("vjp-two-outputs", lambda f: lambda x: fxad.vjp(f, x)[1]((np.ones(3), np.zeros(3))),
+     _f_two, (_X,)),
+    ("vjp-one-output-unused", lambda f: lambda x: fxad.vjp(f, x)[1]((np.zeros(3), _X)),
+     _f_two, (_X,)),
+    ("jvp-int-output", lambda f: lambda x: fxad.jvp(f, (x,), (np.ones(3),)), _f_int, (_X,)),
+    ("grad-past-int-output", lambda f: fxad.grad(lambda x: f(x)[1]), _f_int, (_X,)),
+    ("jvp-int-input", lambda f: lambda x: fxad.jvp(lambda v: f(v, np.array(3)), (x,),
+                                                   (np.ones(3),)),
+     lambda v, n: v ** 2 * n, (_X,)),
+    ("vmap-in_axes-None", lambda f: fxad.vmap(f, in_axes=(0, None)), lambda a, b: a * b,
+     (_M, _X)),
+    ("vmap-in_axes-1", lambda f: fxad.vmap(f, in_axes=1), lambda a: fnp.sum(a) * a, (_M,)),
+    ("vmap-out_axes-1", lambda f: fxad.vmap(f, out_axes=1), lambda a: a * fnp.max(a), (_M,)),
+    ("vmap-unbatched-output", lambda f: fxad.vmap(f, in_axes=(0, None)),
+     lambda a, b: (a * 2.0, b * 3.0), (_M, _X)),
+    ("vmap(grad)", lambda f: fxad.vmap(fxad.grad(f)), lambda v: fnp.sum(fnp.sin(v) * v),
+     (_M,)),
+    ("grad(vmap)", lambda f: fxad.grad(lambda v: fnp.sum(fxad.vmap(f)(v))),
+     lambda a: fnp.sum(fnp.sin(a) * a), (_M,)),
+    ("jvp(jvp)", lambda f: lambda x: fxad.jvp(lambda v: fxad.jvp(f, (v,), (np.ones(3),))[1],
+                                              (x,), (np.ones(3),)), fnp.sin, (_X,)),
+    ("grad(grad)", lambda f: fxad.grad(fxad.grad(f)), lambda v: fnp.sin(v) * v ** 3,
+     (np.array(0.7),)),
+    ("hessian-two-args", lambda f: fxad.hessian(f, argnums=(0, 1)),
+     lambda a, b: fnp.sum(fnp.sin(a) * b ** 2), (_X, _X[::-1].copy())),
+    ("identity-outputs", lambda f: lambda x: fxad.vjp(f, x)[1]((np.ones(3), 2 * np.ones(3))),
+     lambda v: (v, v * 2.0), (_X,)),
+]
+
+
+@pytest.mark.parametrize("name,transform,fn,args", COMPOSITIONS,
+                         ids=[c[0] for c in COMPOSITIONS])
+def test_composition(name, transform, fn, args):
+    want = transform(fn)(*args)
+    assert_tree_close(transform(fxad.jit(fn))(*args), want, f"{name}(jit(f))")
+    assert_tree_close(fxad.jit(transform(fn))(*args), want, f"jit({name}(f))")
+    assert_tree_close(fxad.jit(transform(fxad.jit(fn)))(*args), want, f"jit({name}(jit(f)))")
+
+
+def test_escaped_tracer_from_jit():
+    store = []
+
+    def f(v):
+        store.append(v)
+        return v * 2.0
+    fxad.jit(f)(_X)
+    with pytest.raises(fxad.errors.EscapedTracerError):
+        store[0] + 1.0
+
+
+def test_jit_grad_of_a_long_scalar_chain():
+    """A 25-step chain (the benchmark's): its gradient program has hundreds of variables."""
+    def chain(x):
+        for _ in range(25):
+            x = fnp.sin(x) * 1.01 + 0.1 * fnp.cos(x)
+        return x
+    x, d = 0.3, 1.0
+    for _ in range(25):  # hand-written (value, derivative)
+        d = d * (1.01 * np.cos(x) - 0.1 * np.sin(x))
+        x = np.sin(x) * 1.01 + 0.1 * np.cos(x)
+    np.testing.assert_allclose(fxad.grad(chain)(0.3), d, rtol=1e-12)
+    np.testing.assert_allclose(fxad.jit(fxad.grad(chain))(0.3), d, rtol=1e-12)
+    np.testing.assert_allclose(fxad.grad(fxad.jit(chain))(0.3), d, rtol=1e-12)
+
+
+def test_python_scalar_argument_keeps_eager_dtype():
+    """jit(f)(x32, 2.0) has f(x32, 2.0)'s dtype: a Python scalar argument promotes like a
+    Python scalar (weakly), as it does eagerly, not like a float64 array."""
+    x = np.ones(3, np.float32)
+    f = lambda v, s: v * s
+    assert f(x, 2.0).dtype == np.float32
+    assert fxad.jit(f)(x, 2.0).dtype == np.float32
+    assert fxad.jit(f)(x, 2).dtype == f(x, 2).dtype
+
+
+def test_decorator_forms_and_metadata():
+    @fxad.jit(static_argnums=1)
+    def power(x, n):
+        """x to the n."""
+        return x ** n
+    np.testing.assert_allclose(power(np.array([2.0, 3.0]), 3), [8.0, 27.0], rtol=RTOL)
+    assert power.__name__ == "power" and power.__doc__ == "x to the n."
+
+    @fxad.jit
+    def plain(x):
+        return fnp.cos(x)
+    np.testing.assert_allclose(plain(_X), np.cos(_X), rtol=RTOL)
+
+
+@pytest.mark.parametrize("x", [np.zeros(0), np.zeros((2, 0))], ids=["(0,)", "(2,0)"])
+def test_empty_arrays(x):
+    s = lambda v: fnp.sum(fnp.sin(v) * 1.0 + 0.0)
+    assert fxad.jit(s)(x) == 0.0
+    g = fxad.jit(fxad.grad(s))(x)
+    assert g.shape == x.shape and g.dtype == x.dtype
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.bool_])
+def test_integer_and_bool_inputs_keep_eager_dtype(dtype):
+    x = np.array([1, 0, 1]).astype(dtype)
+    for f in (lambda v: v + 0, lambda v: v * 1, lambda v: v * 2, lambda v: v / 1):
+        want = f(x)
+        got = fxad.jit(f)(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

@@ -190,6 +190,9 @@ OPS = [
     Op("integer_pow", lambda x: lax.integer_pow(x, 4), [M]),
     Op("pow_lax", lax.pow, [M, V], ["pos", "real"]),
     Op("arctan2", fnp.arctan2, [M, M], ["real", "nz"]),
+    Op("complex", lambda x, y: lax.complex(x, y) * lax.complex(y, 1.0), [M, V]),
+    Op("real-imag-conj", lambda x, y: lax.real(lax.conj(lax.complex(x, y)) ** 2)
+       + lax.imag(lax.complex(y, x) ** 3), [M, M]),
     Op("arctan2_bcast", fnp.arctan2, [V, M], ["real", "nz"]),
     Op("maximum", fnp.maximum, [M, M], "tie"),
     Op("minimum", fnp.minimum, [M, V], "tie"),

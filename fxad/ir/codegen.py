@@ -27,10 +27,20 @@ _NP_BINARY = {"max": "maximum", "min": "minimum", "pow": "power", "arctan2": "ar
 
 
 def _literal(v):
+    """Source text for a literal; non-finite values are spelled with names in the source's
+    namespace (`nan` and `inf` are not Python literals)."""
     x = v.val
-    if isinstance(x, float) and not math.isfinite(x):
-        return "_np.nan" if math.isnan(x) else ("_np.inf" if x > 0 else "-_np.inf")
+    if isinstance(x, complex):
+        return f"complex({_float_text(x.real)}, {_float_text(x.imag)})"
+    if isinstance(x, float):
+        return _float_text(x)
     return repr(x)
+
+
+def _float_text(x):
+    if math.isfinite(x):
+        return repr(x)
+    return "_np.nan" if math.isnan(x) else ("_np.inf" if x > 0 else "-_np.inf")
 
 
 class Compiled:
@@ -81,9 +91,15 @@ def _expr(e, args, ns, counts):
         return f"_np.transpose({args[0]}, {p['perm']!r})"
     if name == "broadcast_to":
         return f"_np.broadcast_to({args[0]}, {p['shape']!r})"
-    if name == "dot_general" and p["dimension_numbers"] == (((1,), (0,)), ((), ())) and \
-            len(e.invars[0].aval.shape) == 2 and len(e.invars[1].aval.shape) == 2:
-        return f"{args[0]} @ {args[1]}"
+    if name == "dot_general":
+        from ..rules.dot import fast_form
+        form = fast_form(p["dimension_numbers"], len(e.invars[0].aval.shape),
+                         len(e.invars[1].aval.shape))
+        a, b = args
+        code = {"ab": f"{a} @ {b}", "abT": f"{a} @ {b}.T", "aTb": f"{a}.T @ {b}",
+                "outer": f"_np.multiply.outer({a}, {b})"}.get(form)
+        if code is not None:
+            return code
     if name == "integer_pow" and p["y"] == 2:
         return f"_np.square({args[0]})"
     if name == "jit":

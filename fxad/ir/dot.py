@@ -44,12 +44,17 @@ def _emit(jaxpr, lines, namer, counter, prefix, indent):
         lines.append(f'{indent}{n} [label="{e.primitive.name}\\n{_esc(outs)}", shape=ellipse];')
         for v in e.invars:
             lines.append(f"{indent}{src(v)} -> {n};")
-        for k, sub in e.params.items():
-            if type(sub).__name__ == "ClosedJaxpr":
-                cl = f"cluster_{n}_{k}"
-                lines.append(f'{indent}subgraph {cl} {{ label="{e.primitive.name}: {k}"; '
+        for k, val in e.params.items():
+            subs = val if isinstance(val, tuple) else (val,)  # cond: a tuple of branches
+            for i, sub in enumerate(subs):
+                if type(sub).__name__ != "ClosedJaxpr":
+                    continue
+                label = f"{k}[{i}]" if isinstance(val, tuple) else k
+                cl = f"cluster_{n}_{k}_{i}"
+                lines.append(f'{indent}subgraph {cl} {{ label="{e.primitive.name}: {label}"; '
                              'style=dashed;')
-                _emit(sub.jaxpr, lines, Namer(), counter, prefix=f"{n}_{k}_", indent=indent + "  ")
+                _emit(sub.jaxpr, lines, Namer(), counter, prefix=f"{n}_{k}{i}_",
+                      indent=indent + "  ")
                 lines.append(f"{indent}}}")
         for v in e.outvars:
             node[v] = n

@@ -1,14 +1,30 @@
 """Pretty printer: one equation per line, e.g. `c:f64[3] = mul a b`."""
 from __future__ import annotations
 
+import keyword
+
 import numpy as np
 
 
 class Namer:
-    """Names variables a, b, ..., z, ba, bb, ... in order of first appearance."""
+    """Names variables a, b, ..., z, ba, bb, ... in order of first appearance, skipping Python
+    keywords (`if`, `in`, ...) so the names are valid in generated source."""
 
     def __init__(self):
         self.names = {}
+        self._count = 0
+
+    def _next(self):
+        while True:
+            n, s = self._count, ""
+            self._count += 1
+            while True:
+                s = chr(ord("a") + n % 26) + s
+                n //= 26
+                if n == 0:
+                    break
+            if not keyword.iskeyword(s):
+                return s
 
     def __call__(self, v):
         from .jaxpr import Literal
@@ -16,13 +32,7 @@ class Namer:
             return repr(v.val)
         name = self.names.get(v)
         if name is None:
-            n, s = len(self.names), ""
-            while True:
-                s = chr(ord("a") + n % 26) + s
-                n //= 26
-                if n == 0:
-                    break
-            self.names[v] = name = s
+            self.names[v] = name = self._next()
         return name
 
 
@@ -46,13 +56,17 @@ def pp_eqn(eqn, namer, indent="    "):
     line = f"{outs} = {eqn.primitive.name}{params} {args}".rstrip()
     for k, v in sorted(eqn.params.items()):
         if _is_subjaxpr(v):
-            sub = pp_jaxpr(getattr(v, "jaxpr", v), getattr(v, "consts", None),
-                           indent=indent + "    ")
-            line += f"\n{indent}  {k}={sub.lstrip()}"
+            for i, b in enumerate(v if isinstance(v, tuple) else (v,)):
+                sub = pp_jaxpr(getattr(b, "jaxpr", b), getattr(b, "consts", None),
+                               indent=indent + "    ")
+                label = f"{k}[{i}]" if isinstance(v, tuple) else k
+                line += f"\n{indent}  {label}={sub.lstrip()}"
     return line
 
 
 def _is_subjaxpr(v):
+    if isinstance(v, tuple) and v:  # cond's branches
+        return all(_is_subjaxpr(b) for b in v)
     return type(v).__name__ in ("Jaxpr", "ClosedJaxpr")
 
 

@@ -19,3 +19,4 @@ from .creation import (  # noqa: F401
     arange, array, asarray, empty, eye, full, full_like, identity, linspace, ones, ones_like,
     zeros, zeros_like)
 from . import methods as _methods  # noqa: F401  (operators and NumPy protocols on Tracer)
+from . import linalg  # noqa: F401

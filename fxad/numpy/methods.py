@@ -62,6 +62,9 @@ Tracer.dot = lambda self, other: products.dot(self, other)
 Tracer.clip = lambda self, a_min=None, a_max=None: ufuncs.clip(self, a_min, a_max)
 Tracer.round = lambda self, decimals=0: ufuncs.round(self, decimals)
 Tracer.at = property(lambda self: _IndexUpdateHelper(self))
+Tracer.real = property(lambda self: lax.real(self))
+Tracer.imag = property(lambda self: lax.imag(self))
+Tracer.conj = Tracer.conjugate = lambda self: lax.conj(self)
 
 
 class _IndexUpdateHelper:

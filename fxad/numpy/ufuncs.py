@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import lax
 from ..errors import FxadTypeError
+from ..rules.special import logaddexp  # noqa: F401  (a primitive: smooth weights at ties)
 
 # One-to-one with a primitive.
 negative = lax.neg
@@ -95,15 +96,6 @@ def clip(a, a_min=None, a_max=None):
 _LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
 
 
-def logaddexp(x, y):
-    """log(e^x + e^y) = max + log1p(e^-|x-y|); the difference is taken only where both are
-    finite, so logaddexp(-inf, -inf) is -inf with a finite (zero) derivative."""
-    m = lax.max(x, y)
-    both = lax.logical_and(lax.isfinite(x), lax.isfinite(y))
-    d = lax.select(both, lax.sub(x, y), 0.0)
-    return lax.add(m, lax.log1p(lax.exp(lax.neg(lax.abs(d)))))
-
-
 def logaddexp2(x, y):
     return lax.div(logaddexp(lax.mul(x, _LN2), lax.mul(y, _LN2)), _LN2)
 
@@ -139,12 +131,21 @@ radians, degrees = deg2rad, rad2deg
 fabs = absolute
 
 
+# sinc's Maclaurin series in u = (πx)², used for |πx| < 0.5, where it is exact to rounding
+# (next term < 1e-20) and, unlike sin(πx)/(πx), has the right derivatives of every order at 0.
+_SINC_COEFFS = [(-1.0) ** k / float(np.prod(np.arange(1, 2 * k + 2))) for k in range(10)]
+
+
 def sinc(x):
-    """sin(πx)/(πx), 1 at 0 (where the derivative is 0), smooth at every order."""
+    """sin(πx)/(πx), 1 at 0; the series near 0 keeps it smooth at every order."""
     px = lax.mul(x, float(np.pi))
-    zero = lax.eq(x, 0)
-    safe = lax.select(zero, 1.0, px)
-    return lax.select(zero, lax.add(lax.mul(x, 0), 1.0), lax.div(lax.sin(safe), safe))
+    near = lax.lt(lax.abs(px), 0.5)
+    u = lax.mul(px, px)
+    series = _SINC_COEFFS[-1]
+    for c in reversed(_SINC_COEFFS[:-1]):
+        series = lax.add(lax.mul(series, u), c)
+    far = lax.select(near, 1.0, px)  # the division never sees 0
+    return lax.select(near, series, lax.div(lax.sin(far), far))
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
@@ -157,3 +158,14 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     x = lax.select(lax.isnan(x), nan, x)
     x = lax.select(lax.eq(x, np.inf), posinf, x)
     return lax.select(lax.eq(x, -np.inf), neginf, x)
+
+
+# --- complex numbers --------------------------------------------------------------------------
+
+real, imag = lax.real, lax.imag
+conj = conjugate = lax.conj
+
+
+def angle(z, deg=False):
+    a = lax.arctan2(lax.imag(z), lax.real(z))
+    return rad2deg(a) if deg else a

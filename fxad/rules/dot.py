@@ -19,11 +19,35 @@ def _free(nd, contract, batch):
     return [i for i in range(nd) if i not in contract and i not in batch]
 
 
+def fast_form(dimension_numbers, lnd, rnd):
+    """The matrix-product forms BLAS takes directly, without tensordot's reshapes: 'ab'
+    (a @ b), 'abT' (a @ b.T), 'aTb' (a.T @ b), 'outer'; None for anything else. Shared with
+    the code generator, so eager and jitted programs run the same calls."""
+    (lc, rc), (lb, _) = dimension_numbers
+    if lb or lnd > 2 or rnd > 2:
+        return None
+    if lc == (lnd - 1,) and rc == (0,) and lnd >= 1 and rnd >= 1:
+        return "ab"
+    if lnd == 2 and rnd == 2 and lc == (1,) and rc == (1,):
+        return "abT"
+    if lnd == 2 and lc == (0,) and rc == (0,) and rnd >= 1:
+        return "aTb"
+    if not lc and lnd == 1 and rnd == 1:
+        return "outer"
+    return None
+
+
+_FAST = {"ab": lambda a, b: a @ b, "abT": lambda a, b: a @ b.T,
+         "aTb": lambda a, b: a.T @ b, "outer": np.multiply.outer}
+
+
 def _dot_general_impl(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     if not lb:
-        if lhs.ndim == 2 and rhs.ndim == 2 and lc == (1,) and rc == (0,):
-            return lhs @ rhs
+        form = fast_form(dimension_numbers, lhs.ndim, rhs.ndim)
+        if form is not None:
+            return _FAST[form](lhs, rhs)
         return np.tensordot(lhs, rhs, (lc, rc))
     lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
     bshape = tuple(lhs.shape[i] for i in lb)

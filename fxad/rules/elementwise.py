@@ -93,7 +93,9 @@ def _convert_jvp(primals, tangents, new_dtype):
     return ans, convert_element_type(t, new_dtype)
 convert_element_type_p.jvp = _convert_jvp
 deftranspose(convert_element_type_p,
-             lambda ct, x, new_dtype: [convert_element_type(ct, x.aval.dtype)])
+             lambda ct, x, new_dtype: [convert_element_type(
+                 real(ct) if not _is_complex_dtype(x.aval.dtype) else ct, x.aval.dtype)])
+def _is_complex_dtype(dt): return np.issubdtype(dt, np.complexfloating)
 defbatch_elementwise(convert_element_type_p)
 def convert_element_type(x, new_dtype):
     new_dtype = np.dtype(new_dtype)
@@ -250,7 +252,10 @@ def arctanh(x): return arctanh_p.bind(x)
 # --- piecewise -----------------------------------------------------------------------------
 
 abs_p = elementwise("abs", np.abs)
-defjvp(abs_p, lambda t, x: mul(t, sign(x)))
+# |z|' = Re(conj(z) dz) / |z| for complex z; sign(x) for real x.
+defjvp_with_output(abs_p, lambda t, ans, x: div(real(mul(t, conj(x))), ans) if _is_complex(x)
+                   else mul(t, sign(x)))
+def _is_complex(x): return np.issubdtype(dtype_of(x), np.complexfloating)
 def abs(x): return abs_p.bind(x)
 
 
@@ -284,10 +289,37 @@ defjvp(rem_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(floor_divide(x, y)))
 def rem(x, y): return rem_p.bind(x, y)
 
 
+# --- complex parts (R-linear: transposes follow JAX's convention, grad = d/dx - i d/dy) --------
+
+real_p = elementwise("real", np.real)
+deflinear(real_p, lambda ct, z: [complex_(ct, mul(ct, 0.0))])
+def real(z): return real_p.bind(z) if _is_complex(z) else z
+
+
+imag_p = elementwise("imag", np.imag)
+deflinear(imag_p, lambda ct, z: [complex_(mul(ct, 0.0), neg(ct))])
+def imag(z): return imag_p.bind(z)
+
+
+conj_p = elementwise("conj", np.conj)
+deflinear(conj_p, lambda ct, z: [conj(ct)])
+def conj(z): return conj_p.bind(z) if _is_complex(z) else z
+
+
+complex_p = elementwise("complex", lambda x, y: np.add(x, np.multiply(y, 1j)))  # x + iy
+defjvp(complex_p, lambda t, x, y: complex_(t, mul(t, 0.0)),
+       lambda t, x, y: complex_(mul(t, 0.0), t))
+deftranspose(complex_p, lambda ct, x, y: [
+    unbroadcast(real(ct), x.aval) if is_undefined(x) else None,
+    unbroadcast(neg(imag(ct)), y.aval) if is_undefined(y) else None])  # Re(ct·i·y) = -Im(ct)y
+def complex_(x, y): return complex_p.bind(x, y)
+
+
 # Piecewise-constant functions and predicates: zero derivative everywhere it exists.
 sign_p = elementwise("sign", np.sign)
 defjvp_zero(sign_p)
-def sign(x): return sign_p.bind(x)
+def sign(x):  # complex: z/|z|, which is not piecewise constant, so built from div and abs
+    return div(x, abs(x)) if _is_complex(x) else sign_p.bind(x)
 
 
 floor_p = elementwise("floor", np.floor)

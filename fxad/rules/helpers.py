@@ -134,10 +134,12 @@ def unbroadcast(ct, aval):
         if shape_of(ct) != aval.shape:
             ct = lax.reshape(ct, aval.shape)
     if dtype_of(ct) != aval.dtype:
-        if is_float(aval.dtype) or np.issubdtype(aval.dtype, np.complexfloating):
-            ct = lax.convert_element_type(ct, aval.dtype)
-        else:
+        if not is_float(aval.dtype):
             return None  # integer operand: no cotangent
+        if np.issubdtype(dtype_of(ct), np.complexfloating) and \
+                not np.issubdtype(aval.dtype, np.complexfloating):
+            ct = lax.real(ct)  # a real operand of a complex result: its part of the cotangent
+        ct = lax.convert_element_type(ct, aval.dtype)
     return ct
 
 

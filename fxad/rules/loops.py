@@ -305,7 +305,11 @@ def _while_jvp(primals, tangents, cond_jaxpr, body_jaxpr, n_cc, n_bc):
     t_carry = [materialize(t, get_aval(c)) for t, c in zip(tcarry, carry)]
     out = while_p.bind(*cc, *bc, *t_bc, *carry, *t_carry, cond_jaxpr=jvp_cond,
                        body_jaxpr=jvp_body, n_cc=n_cc, n_bc=nb + len(t_bc))
-    return out[:nc], out[nc:]
+    # The primal result comes from a primal-only loop, so it does not depend on the tangents
+    # (partial evaluation then keeps it known; the tangent loop recomputes the primal).
+    primal = while_p.bind(*cc, *bc, *carry, cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
+                          n_cc=n_cc, n_bc=n_bc)
+    return primal, out[nc:]
 
 
 def _while_transpose(cts, *args, **params):

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.special as sc
 
-from .elementwise import div, elementwise, eq, exp, log, mul, neg, select, sub
+from .elementwise import (div, elementwise, eq, exp, isfinite, log, logical_and, logical_not,
+                          logistic, mul, neg, select, sub)
 from .helpers import defjvp, defjvp_with_output
 
 _TWO_OVER_SQRT_PI = float(2 / np.sqrt(np.pi))
@@ -48,4 +49,20 @@ defjvp_with_output(
 def xlogy(x, y): return xlogy_p.bind(x, y)
 
 
-__all__ = ["erf", "erfc", "polygamma", "gammaln", "digamma", "logit", "xlogy"]
+logaddexp_p = elementwise("logaddexp", np.logaddexp)
+
+
+def _logaddexp_weight(x, y):
+    """d/dx log(e^x + e^y) = logistic(x - y): smooth at ties, so every order is right there
+    (max + log1p(exp(-|x - y|)) has cancelling kinks that break the second derivative).
+    Equal infinities give x - y = NaN; they get the tie weight 1/2 instead."""
+    same_inf = logical_and(eq(x, y), logical_not(isfinite(x)))
+    return logistic(select(same_inf, 0.0, sub(x, y)))
+
+
+defjvp(logaddexp_p, lambda t, x, y: mul(t, _logaddexp_weight(x, y)),
+       lambda t, x, y: mul(t, _logaddexp_weight(y, x)))
+def logaddexp(x, y): return logaddexp_p.bind(x, y)
+
+
+__all__ = ["logaddexp", "erf", "erfc", "polygamma", "gammaln", "digamma", "logit", "xlogy"]

@@ -1,2 +1,3 @@
 """SciPy's names: fxad.scipy.special (and, later, linalg)."""
 from . import special  # noqa: F401
+from . import linalg  # noqa: F401

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import fxad.numpy as fnp
+from fxad import lax
 
 from .common import floats, run_row
 
@@ -45,3 +46,26 @@ def test_products_match_numpy(name, fn, shapes):
     np.testing.assert_allclose(got, staged, rtol=1e-12)
     if np_fn is not None:
         np.testing.assert_allclose(got, np_fn(*args), rtol=1e-12)
+
+
+def test_blas_fast_forms_match_tensordot_eager_and_jit():
+    """dot_general's matrix-product fast paths (a@b, a@b.T, a.T@b, outer) agree with
+    tensordot for every contraction of 1-d/2-d operands, eagerly and in generated code."""
+    import itertools
+
+    import fxad
+    from fxad.rules.dot import fast_form
+    rng = np.random.default_rng(0)
+    seen = set()
+    for lnd, rnd in itertools.product((1, 2), (1, 2)):
+        for nc in (0, 1):
+            for lc in itertools.combinations(range(lnd), nc):
+                for rc in itertools.combinations(range(rnd), nc):
+                    a, b = rng.normal(size=(3,) * lnd), rng.normal(size=(3,) * rnd)
+                    dn = ((lc, rc), ((), ()))
+                    want = np.tensordot(a, b, (lc, rc))
+                    np.testing.assert_allclose(lax.dot_general(a, b, dn), want, rtol=1e-13)
+                    np.testing.assert_allclose(
+                        fxad.jit(lambda a, b: lax.dot_general(a, b, dn))(a, b), want, rtol=1e-13)
+                    seen.add(fast_form(dn, lnd, rnd))
+    assert seen == {"ab", "abT", "aTb", "outer", None}

@@ -58,6 +58,9 @@ BINARY = [
     ("select", lambda x, y: fnp.where(x > y, x * y, fnp.sin(y)), floats(-2, 2)),
     ("comparisons", lambda x, y: (x < y) * x + (x <= y) * y + (x >= y) * x * y
      + (x == y) * x + (x != y) * y + (x > y) * x, floats(-2, 2)),
+    # complex intermediates between real inputs and outputs: complex, conj, real, imag
+    ("complex", lambda x, y: lax.real(lax.complex(x, y) ** 2) * x
+     + lax.imag(lax.conj(lax.complex(x, y)) * lax.complex(y, x) ** 2), floats(-2, 2)),
     ("logical", lambda x, y: fnp.logical_and(x > 0, y > 0) * x
      + fnp.logical_or(x > 0, fnp.logical_not(y > 0)) * y
      + fnp.isfinite(x) * y + fnp.isnan(y) * x, away_from_zero(0.2, 2)),

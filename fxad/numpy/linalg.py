@@ -1,0 +1,199 @@
+"""numpy.linalg's names and signatures, differentiable (rules: fxad/rules/linalg_*.py).
+
+solve/inv/det/slogdet factor once with LU (notes/linalg.md). Matrices may carry leading
+batch dims, as in NumPy. Symmetric routines read one triangle (UPLO), as NumPy does.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .. import lax
+from ..core import Tracer
+from ..errors import FxadValueError
+from ..rules import linalg_decomp as _dec, linalg_solve as _sol
+from ..rules.helpers import dtype_of, shape_of
+from .creation import asarray
+from .manipulation import expand_dims, moveaxis, squeeze
+from .reductions import max as _max, min as _min, normalize_axes, sum as _sum
+
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+QRResult = namedtuple("QRResult", ["Q", "R"])
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+
+
+def as_float(x):
+    """An array or tracer of a float dtype (integers become float64, as in NumPy)."""
+    if not isinstance(x, Tracer):
+        x = asarray(x)
+    if not np.issubdtype(dtype_of(x), np.inexact):
+        x = lax.convert_element_type(x, np.float64)
+    return x
+
+
+def _bcast(x, shape):
+    return x if tuple(shape_of(x)) == tuple(shape) else lax.broadcast_to(x, tuple(shape))
+
+
+def _matrices(name, a):
+    a = as_float(a)
+    if len(shape_of(a)) < 2:
+        raise FxadValueError(f"{name}: expected an array of matrices (..., m, n), got shape "
+                             f"{shape_of(a)}")
+    return a
+
+
+def solve_operands(a, b):
+    """NumPy's rule: b is a vector if 1-d, else a stack of (n, k) matrices; leading dims
+    broadcast. Returns a and b with equal leading dims."""
+    a, b = _matrices("solve", a), as_float(b)
+    sa, sb = shape_of(a), shape_of(b)
+    if len(sb) == 1:
+        return a, _bcast(b, sa[:-2] + sb)
+    lead = np.broadcast_shapes(sa[:-2], sb[:-2])
+    return _bcast(a, lead + sa[-2:]), _bcast(b, lead + sb[-2:])
+
+
+def identity_like(a):
+    return np.broadcast_to(np.eye(shape_of(a)[-1], dtype=dtype_of(a)), shape_of(a))
+
+
+def solve(a, b):
+    a, b = solve_operands(a, b)
+    lu, piv = _sol.lu_factor(a)
+    return _sol.lu_solve(a, lu, piv, b, 0)
+
+
+def inv(a):
+    a = _matrices("inv", a)
+    lu, piv = _sol.lu_factor(a)
+    return _sol.lu_solve(a, lu, piv, identity_like(a), 0)
+
+
+def det(a):
+    a = _matrices("det", a)
+    return _sol.det(a, *_sol.lu_factor(a))
+
+
+def slogdet(a):
+    a = _matrices("slogdet", a)
+    return SlogdetResult(*_sol.slogdet(a, *_sol.lu_factor(a)))
+
+
+def cholesky(a, /, *, upper=False):
+    a = _matrices("cholesky", a)
+    if upper:  # reads the upper triangle: the lower one of aᵀ
+        return _sol.mT(_sol.cholesky(_sol.mT(a)))
+    return _sol.cholesky(a)
+
+
+def _lower(UPLO):
+    if UPLO not in ("L", "U"):
+        raise FxadValueError("UPLO argument must be 'L' or 'U'")
+    return UPLO == "L"
+
+
+def eigh(a, UPLO="L"):
+    return EighResult(*_dec.eigh(_matrices("eigh", a), _lower(UPLO)))
+
+
+def eigvalsh(a, UPLO="L"):
+    return _dec.eigh(_matrices("eigvalsh", a), _lower(UPLO))[0]
+
+
+def qr(a, mode="reduced"):
+    a = _matrices("qr", a)
+    m, n = shape_of(a)[-2:]
+    if mode == "complete" and m > n:
+        raise FxadValueError("qr: mode='complete' is supported for m <= n only (it equals "
+                             "'reduced' there); use mode='reduced'")
+    if mode not in ("reduced", "complete", "r"):
+        raise FxadValueError(f"qr: mode={mode!r} is not supported; use 'reduced' or 'r'")
+    q, r = _dec.qr(a)
+    return r if mode == "r" else QRResult(q, r)
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    a = _matrices("svd", a)
+    m, n = shape_of(a)[-2:]
+    u, s, vt = _dec.svd(a)
+    if not compute_uv:
+        return s
+    if full_matrices and m != n:
+        raise FxadValueError("svd: full_matrices=True is supported for square matrices "
+                             "only; pass full_matrices=False")
+    return SVDResult(u, s, vt)
+
+
+def svdvals(x, /):
+    return _dec.svd(_matrices("svdvals", x))[1]
+
+
+# --- norms ----------------------------------------------------------------------------------
+
+def safe_l2(x, axes, keepdims):
+    """sqrt(Σ x²) whose derivative at 0 is 0, not nan: the unselected branch is sqrt(1)."""
+    s = _sum(lax.mul(x, x), axis=axes, keepdims=keepdims)
+    zero = lax.eq(s, 0)
+    return lax.select(zero, 0.0, lax.sqrt(lax.select(zero, 1.0, s)))
+
+
+def _vector_norm(x, ord, ax, keepdims):
+    if ord is None or ord == 2:
+        return safe_l2(x, ax, keepdims)
+    a = lax.abs(x)
+    if ord == np.inf:
+        return _max(a, axis=ax, keepdims=keepdims)
+    if ord == -np.inf:
+        return _min(a, axis=ax, keepdims=keepdims)
+    if ord == 0:  # a count: no derivative
+        return _sum(lax.convert_element_type(lax.ne(x, 0), dtype_of(x)), axis=ax,
+                    keepdims=keepdims)
+    if ord == 1:
+        return _sum(a, axis=ax, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise FxadValueError(f"Invalid norm order '{ord}' for vectors")
+    s = _sum(lax.pow(a, float(ord)), axis=ax, keepdims=keepdims)
+    zero = lax.eq(s, 0)  # as for 2: a finite derivative at the zero vector
+    return lax.select(zero, 0.0, lax.pow(lax.select(zero, 1.0, s), 1.0 / float(ord)))
+
+
+def _matrix_norm(x, ord, r, c, keepdims):
+    if ord in (None, "fro", "f"):
+        return safe_l2(x, (r, c), keepdims)
+    if ord in ("nuc", 2, -2):
+        s = _dec.svd(moveaxis(x, (r, c), (-2, -1)))[1]
+        out = _sum(s, axis=-1) if ord == "nuc" else (_max if ord == 2 else _min)(s, axis=-1)
+        return expand_dims(out, tuple(sorted((r, c)))) if keepdims else out
+    if ord in (1, -1, np.inf, -np.inf):  # max/min over one axis of sums over the other
+        inner, outer = (r, c) if ord in (1, -1) else (c, r)
+        red = _max if ord in (1, np.inf) else _min
+        out = red(_sum(lax.abs(x), axis=inner, keepdims=True), axis=outer, keepdims=True)
+        return out if keepdims else squeeze(out, (r, c))
+    raise FxadValueError(f"Invalid norm order {ord!r} for matrices")
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    x = as_float(x)
+    nd = len(shape_of(x))
+    if axis is None:
+        if ord is None or (ord in ("fro", "f") and nd == 2):
+            return safe_l2(x, None, keepdims)
+        if nd not in (1, 2):
+            raise FxadValueError("Improper number of dimensions to norm.")
+        axis = tuple(range(nd))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if len(axes) == 1:
+        return _vector_norm(x, ord, normalize_axes(axes, nd), keepdims)
+    if len(axes) == 2:
+        r, c = (int(a) % nd for a in axes)
+        if r == c:
+            raise FxadValueError("Duplicate axes given.")
+        return _matrix_norm(x, ord, r, c, keepdims)
+    raise FxadValueError("Improper number of dimensions to norm.")
+
+
+__all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "qr", "svd",
+           "svdvals", "norm"]

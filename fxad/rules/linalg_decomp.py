@@ -1,0 +1,179 @@
+"""Decompositions (eigh, qr, svd) and the matrix exponential with its Fréchet derivative.
+
+Conventions as in linalg_solve: leading batch dims, one triangle read for symmetric input.
+Every JVP is linear in the tangent (products and triangular solves against primal-only
+values), and is written with primitives that have their own JVPs, so every order works.
+eigh and svd assume distinct eigen/singular values (notes/linalg.md): the tangents of the
+vectors divide by their gaps.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ..core import Primitive, ShapedArray
+from ..errors import FxadTypeError, FxadValueError
+from ..interpreters.batching import bdim_to_front
+from ..interpreters.jvp import Zero
+from ..interpreters.transpose import is_undefined
+from .helpers import ct_for, defjvp, dtype_of, shape_of
+from .linalg_solve import (batch_all, diag_part, float_dtype, mm, mT, one_triangle_sym,
+                           solve_triangular, square, square_aval, stacked, tri)
+from .. import lax
+
+
+def _inv_gaps(d):
+    """F_ij = 1 / (d_j - d_i) off the diagonal, 0 on it (the diagonal is never divided by)."""
+    s = shape_of(d)
+    n = s[-1]
+    diff = lax.sub(lax.reshape(d, s[:-1] + (1, n)), lax.reshape(d, s[:-1] + (n, 1)))
+    eye = np.eye(n, dtype=bool)
+    return lax.mul(lax.div(1.0, lax.select(eye, 1.0, diff)), (~eye).astype(dtype_of(d)))
+
+
+def _front(prim, nout):
+    """Batching of a one-operand primitive that takes leading batch dims."""
+    def rule(vals, dims, **params):
+        return prim.bind(bdim_to_front(vals[0], dims[0]), **params), [0] * nout
+    return rule
+
+
+# --- symmetric eigendecomposition -----------------------------------------------------------
+
+eigh_p = Primitive("eigh", multiple_results=True)  # -> (w ascending, v); reads one triangle
+eigh_p.def_impl(lambda a, lower: tuple(np.linalg.eigh(a, "L" if lower else "U")))
+def _eigh_shape(a, lower):
+    square("eigh", a)
+    dt = float_dtype(a.dtype)
+    return [ShapedArray(a.shape[:-1], dt), ShapedArray(a.shape, dt)]
+eigh_p.def_abstract_eval(_eigh_shape)
+def _eigh_jvp(primals, tangents, lower):
+    (a,), (ta,) = primals, tangents
+    w, v = eigh(a, lower)
+    if type(ta) is Zero:
+        return [w, v], [Zero.like(w), Zero.like(v)]
+    # M = vᵀ dA v: dw = diag(M), dv = v (F ∘ M) with F_ij = 1/(w_j - w_i).
+    M = mm(mT(v), mm(one_triangle_sym(ta, lower), v))
+    return [w, v], [diag_part(M), mm(v, lax.mul(M, _inv_gaps(w)))]
+eigh_p.jvp = _eigh_jvp
+eigh_p.batch = _front(eigh_p, 2)
+def eigh(a, lower=True): return eigh_p.bind(a, lower=bool(lower))
+
+
+# --- QR (reduced) ---------------------------------------------------------------------------
+
+qr_p = Primitive("qr", multiple_results=True)  # -> (q (m, k), r (k, n)), k = min(m, n)
+qr_p.def_impl(lambda a: tuple(np.linalg.qr(a, mode="reduced")))
+def _qr_shape(a):
+    *lead, m, n = a.shape
+    k, dt = min(m, n), float_dtype(a.dtype)
+    return [ShapedArray((*lead, m, k), dt), ShapedArray((*lead, k, n), dt)]
+qr_p.def_abstract_eval(_qr_shape)
+def _qr_jvp(primals, tangents):
+    (a,), (ta,) = primals, tangents
+    q, r = qr(a)
+    if type(ta) is Zero:
+        return [q, r], [Zero.like(q), Zero.like(r)]
+    m, n = shape_of(a)[-2:]
+    if m < n:
+        raise FxadValueError("qr: derivatives need a tall or square matrix (m >= n); "
+                             f"got {m}x{n}")
+    # dA = dQ R + Q dR with QᵀdQ skew and dR upper: split Qᵀ dA R⁻¹ into those parts.
+    dA_rinv = mT(solve_triangular(r, mT(ta), lower=False, trans=1))
+    qt = mm(mT(q), dA_rinv)
+    low = tri(qt, True, -1)
+    skew = lax.sub(low, mT(low))
+    dq = lax.add(mm(q, lax.sub(skew, qt)), dA_rinv)
+    return [q, r], [dq, mm(lax.sub(qt, skew), r)]
+qr_p.jvp = _qr_jvp
+qr_p.batch = _front(qr_p, 2)
+def qr(a): return qr_p.bind(a)
+
+
+# --- SVD (reduced) --------------------------------------------------------------------------
+
+svd_p = Primitive("svd", multiple_results=True)  # -> (u, s descending, vt), full_matrices=False
+svd_p.def_impl(lambda a: tuple(np.linalg.svd(a, full_matrices=False)))
+def _svd_shape(a):
+    *lead, m, n = a.shape
+    k, dt = min(m, n), float_dtype(a.dtype)
+    return [ShapedArray((*lead, m, k), dt), ShapedArray((*lead, k), dt),
+            ShapedArray((*lead, k, n), dt)]
+svd_p.def_abstract_eval(_svd_shape)
+def _svd_jvp(primals, tangents):
+    (a,), (ta,) = primals, tangents
+    u, s, vt = svd(a)
+    if type(ta) is Zero:
+        return [u, s, vt], [Zero.like(u), Zero.like(s), Zero.like(vt)]
+    m, n = shape_of(a)[-2:]
+    v = mT(vt)
+    dS = mm(mT(u), mm(ta, v))  # Uᵀ dA V; ds is its diagonal
+    sh = shape_of(s)
+    s_row = lax.reshape(s, sh[:-1] + (1, sh[-1]))
+    F = _inv_gaps(lax.mul(s, s))  # 1 / (s_j² - s_i²)
+    dSS, SdS = lax.mul(dS, s_row), lax.mul(mT(s_row), dS)
+    du = mm(u, lax.mul(F, lax.add(dSS, mT(dSS))))
+    dv = mm(v, lax.mul(F, lax.add(SdS, mT(SdS))))
+    if m > n:  # the part of dA V outside span(U)
+        du = lax.add(du, lax.div(lax.sub(mm(ta, v), mm(u, dS)), s_row))
+    if n > m:  # the part of dAᵀ U outside span(V)
+        dv = lax.add(dv, lax.div(lax.sub(mm(mT(ta), u), mm(v, mT(dS))), s_row))
+    return [u, s, vt], [du, diag_part(dS), mT(dv)]
+svd_p.jvp = _svd_jvp
+svd_p.batch = _front(svd_p, 3)
+def svd(a): return svd_p.bind(a)
+
+
+# --- matrix exponential ---------------------------------------------------------------------
+
+expm_p = Primitive("expm")
+expm_p.def_impl(lambda a: scipy.linalg.expm(a))
+expm_p.def_abstract_eval(square_aval("expm"))
+# d expm(A)[dA] is the Fréchet derivative L(A, dA): one primitive that reuses the Padé work.
+defjvp(expm_p, lambda t, a: expm_frechet(a, t))
+expm_p.batch = lambda vals, dims: (expm(bdim_to_front(vals[0], dims[0])), 0)
+def expm(a): return expm_p.bind(a)
+
+
+def _block(tl, tr, bl):
+    """[[tl, tr], [bl, tl]] over the last two axes."""
+    nd = len(shape_of(tl))
+    return lax.concatenate([lax.concatenate([tl, tr], nd - 1),
+                            lax.concatenate([bl, tl], nd - 1)], nd - 2)
+
+
+expm_frechet_p = Primitive("expm_frechet")  # L(a, e), linear in e
+expm_frechet_p.def_impl(lambda a, e: stacked(
+    lambda a, e: scipy.linalg.expm_frechet(a, e, compute_expm=False, check_finite=False), a, e))
+def _expm_frechet_shape(a, e):
+    square("expm_frechet", a)
+    if e.shape != a.shape:
+        raise FxadValueError(f"expm_frechet: direction of shape {e.shape} does not match the "
+                             f"matrix's {a.shape}")
+    return ShapedArray(a.shape, np.result_type(float_dtype(a.dtype), float_dtype(e.dtype)))
+expm_frechet_p.def_abstract_eval(_expm_frechet_shape)
+def _expm_frechet_jvp(primals, tangents):
+    (a, e), (ta, te) = primals, tangents
+    ans = expm_frechet(a, e)
+    if type(ta) is Zero:
+        return ans, (Zero.like(ans) if type(te) is Zero else expm_frechet(a, te))
+    # expm([[A, E], [0, A]]) = [[expm A, L(A, E)], [0, expm A]], so dL(A, E)[dA, dE] is the
+    # top-right block of L([[A, E], [0, A]], [[dA, dE], [0, dA]]).
+    n = shape_of(a)[-1]
+    z = np.zeros(shape_of(ta), dtype_of(ta))
+    big = expm_frechet(_block(a, e, np.zeros(shape_of(a), dtype_of(a))),
+                       _block(ta, z if type(te) is Zero else te, z))
+    return ans, lax.getitem(big, (Ellipsis, slice(0, n), slice(n, 2 * n)))
+expm_frechet_p.jvp = _expm_frechet_jvp
+expm_frechet_p.linear = True
+def _expm_frechet_transpose(ct, a, e):
+    if is_undefined(a) or not is_undefined(e):
+        raise FxadTypeError("cannot transpose 'expm_frechet': it is linear in its direction "
+                            "only")
+    return [None, ct_for(e, expm_frechet(mT(a), ct))]  # ⟨C, L(A, E)⟩ = ⟨L(Aᵀ, C), E⟩
+expm_frechet_p.transpose = _expm_frechet_transpose
+expm_frechet_p.batch = lambda vals, dims: batch_all(lambda *v: expm_frechet(*v), vals, dims)
+def expm_frechet(a, e): return expm_frechet_p.bind(a, e)
+
+
+__all__ = ["eigh", "qr", "svd", "expm", "expm_frechet"]

@@ -1,0 +1,368 @@
+"""Linear solves that factor once: LU and Cholesky, triangular solves, det and slogdet.
+
+The factorization primitives (`lu_factor`) return auxiliary values with zero tangents; every
+primitive that consumes the factors also takes the matrix `a` itself, which carries the
+derivative. So x = A⁻¹b differentiates as dx = A⁻¹(db - dA x) with the SAME factors: the
+JVP is one more `lu_solve`, the transpose of `lu_solve` is `lu_solve` with the other `trans`,
+and grad(sum(solve(A, b))) costs one factorization and two solves. Because the JVP is again
+written with `lu_solve` on `a`, higher orders come out right with no extra rules.
+
+Conventions for every primitive in the linalg files: matrices are (..., n, n) with leading
+batch dims; a right-hand side b is (..., n) (a stack of vectors: ndim one less than the
+matrix) or (..., n, k), with exactly the matrix's leading dims (public wrappers broadcast).
+Impls loop over the leading dims where SciPy wants 2-D arrays. Symmetric inputs are read
+from ONE triangle, as LAPACK does; JVPs differentiate exactly that function.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ..core import Primitive, ShapedArray
+from ..errors import FxadTypeError, FxadValueError
+from ..interpreters.batching import batch_size, bdim_to_front, broadcast_batched, ndim_of
+from ..interpreters.jvp import Zero
+from ..interpreters.transpose import is_undefined
+from .helpers import ct_for, defjvp_zero, dtype_of, shape_of
+from .. import lax
+
+
+# --- shared helpers (also used by linalg_decomp) -------------------------------------------
+
+def float_dtype(dt):
+    dt = np.dtype(dt)
+    return dt if np.issubdtype(dt, np.inexact) else np.dtype(np.float64)
+
+
+def stacked(fn, *args):
+    """Apply a 2-D SciPy routine over the leading dims of args[0] (all args share them)."""
+    lead = np.shape(args[0])[:-2]
+    if not lead:
+        return fn(*args)
+    outs = [fn(*[a[i] for a in args]) for i in np.ndindex(lead)]
+    if isinstance(outs[0], tuple):
+        return tuple(np.stack(o).reshape(lead + o[0].shape) for o in zip(*outs))
+    return np.stack(outs).reshape(lead + outs[0].shape)
+
+
+def square(name, a):
+    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2]:
+        raise FxadValueError(f"{name}: expected square matrices (..., n, n), got {a.shape}")
+    return a.shape[-1]
+
+
+def square_aval(name):
+    """Shape rule of a matrix -> matrix primitive."""
+    def rule(a, *rest, **params):
+        square(name, a)
+        return ShapedArray(a.shape, float_dtype(a.dtype))
+    return rule
+
+
+def rhs_aval(name, m, b):
+    """Shape rule of a solve: b is (..., n) or (..., n, k) with the matrix's leading dims."""
+    n = square(name, m)
+    lead = m.shape[:-2]
+    if len(b.shape) not in (len(lead) + 1, len(lead) + 2) or b.shape[:len(lead)] != lead \
+            or b.shape[len(lead)] != n:
+        raise FxadValueError(f"{name}: right-hand side of shape {b.shape} does not match "
+                             f"matrices of shape {m.shape}")
+    return ShapedArray(b.shape, np.result_type(float_dtype(m.dtype), float_dtype(b.dtype)))
+
+
+def mT(x):
+    """Swap the last two axes."""
+    perm = list(range(ndim_of(x)))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return lax.transpose(x, tuple(perm))
+
+
+def mm(a, b):
+    """a @ b over equal leading dims; b may be a stack of vectors (one dim fewer than a)."""
+    nd = ndim_of(a)
+    batch = tuple(range(nd - 2))
+    return lax.dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
+
+
+def tri(x, lower=True, k=0):
+    """The lower (upper) triangle of x from diagonal k (-k), as a multiply by a constant."""
+    n = shape_of(x)[-1]
+    mask = np.tri(n, k=k, dtype=dtype_of(x))
+    return lax.mul(x, mask if lower else mask.T)
+
+
+def one_triangle_sym(x, lower=True):
+    """The symmetric matrix LAPACK sees when it reads only one triangle of x."""
+    return lax.add(tri(x, lower), mT(tri(x, lower, -1)))
+
+
+def eye_like(x):
+    n = shape_of(x)[-1]
+    return np.eye(n, dtype=dtype_of(x))
+
+
+def diag_part(x):
+    return lax.reduce_sum(lax.mul(x, eye_like(x)), (ndim_of(x) - 1,))
+
+
+def minus_dA_x(tb, dA, x):
+    """tb - dA x (tb may be None): the right-hand side whose solve is the tangent of A⁻¹b."""
+    if dA is None:
+        return tb
+    d = mm(dA, x)
+    return lax.neg(d) if tb is None else lax.sub(tb, d)
+
+
+def nonzero(t):
+    return None if type(t) is Zero else t
+
+
+def batch_all(bind, vals, dims, nout=None):
+    """Batching by moving every batch axis to the front (broadcasting unbatched operands):
+    the primitives all take leading batch dims."""
+    n = batch_size(vals, dims)
+    out = bind(*[broadcast_batched(v, d, n) for v, d in zip(vals, dims)])
+    return out, (0 if nout is None else [0] * nout)
+
+
+def batch_solve(bind, vals, dims):
+    """Batching for solves whose last operand is b. If only b is batched and the matrix is a
+    single one, the batch becomes extra columns of b: one solve call, not a loop."""
+    *mats, b = vals
+    *mdims, bd = dims
+    if bd is not None and all(d is None for d in mdims) and ndim_of(mats[0]) == 2:
+        b = bdim_to_front(b, bd)
+        s = shape_of(b)
+        if len(s) == 2:  # (B, n) vectors -> an (n, B) right-hand side
+            return bind(*mats, mT(b)), 1
+        cols = lax.reshape(lax.transpose(b, (1, 0, 2)), (s[1], s[0] * s[2]))
+        return lax.reshape(bind(*mats, cols), (s[1], s[0], s[2])), 1
+    return batch_all(bind, vals, dims)
+
+
+def only_b_linear(name, args):
+    if not is_undefined(args[-1]) or any(is_undefined(v) for v in args[:-1]):
+        raise FxadTypeError(f"cannot transpose '{name}': it is linear in its right-hand side "
+                            "only")
+
+
+# --- LU -------------------------------------------------------------------------------------
+
+# lu_factor(a, with_lu_tangent) -> (lu, piv). By default the factors are auxiliary, with zero
+# tangents: every consumer also takes `a` and differentiates through it, so no work is spent
+# on dlu. The public scipy `lu_factor` asks for lu's true tangent, for users who read the
+# factors themselves; it is staged (free when unused) in reverse mode.
+lu_factor_p = Primitive("lu_factor", multiple_results=True)
+def _lu_factor_one(a):
+    lu, piv = scipy.linalg.lu_factor(a, check_finite=False)  # looked up per call (tests count)
+    return lu, piv.astype(np.int32, copy=False)
+lu_factor_p.def_impl(lambda a, with_lu_tangent: stacked(_lu_factor_one, a))
+lu_factor_p.def_abstract_eval(lambda a, with_lu_tangent: [
+    ShapedArray(a.shape, float_dtype(a.dtype)),
+    ShapedArray(a.shape[:-2] + (square("lu_factor", a),), np.int32)])
+def _lu_factor_jvp(primals, tangents, with_lu_tangent):
+    (a,), (ta,) = primals, tangents
+    lu, piv = lu_factor(a, with_lu_tangent)
+    if not with_lu_tangent or type(ta) is Zero:
+        return [lu, piv], [Zero.like(lu), Zero.like(piv)]
+    # A = P L U: Φ = L⁻¹ Pᵀ dA U⁻¹ = L⁻¹ dL + dU U⁻¹ (strictly lower + upper), and
+    # L⁻¹ Pᵀ = U A⁻¹, so Φ = U (A⁻¹ dA) U⁻¹ needs no permutation.
+    U, L = tri(lu, False), lax.add(tri(lu, True, -1), eye_like(lu))
+    UX = mm(U, lu_solve(a, lu, piv, ta, 0))
+    phi = mT(solve_triangular(U, mT(UX), lower=False, trans=1))
+    return [lu, piv], [lax.add(mm(L, tri(phi, True, -1)), mm(tri(phi, False), U)),
+                       Zero.like(piv)]
+lu_factor_p.jvp = _lu_factor_jvp
+lu_factor_p.batch = lambda vals, dims, with_lu_tangent: (
+    lu_factor(bdim_to_front(vals[0], dims[0]), with_lu_tangent), [0, 0])
+def lu_factor(a, with_lu_tangent=False):
+    return lu_factor_p.bind(a, with_lu_tangent=bool(with_lu_tangent))
+
+
+lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")  # a[perm] = l @ u
+def _pivots_to_permutation(piv):
+    piv = np.asarray(piv)
+    n = piv.shape[-1]
+    perm = np.broadcast_to(np.arange(n, dtype=np.int32), piv.shape).copy()
+    flat_perm, flat_piv = perm.reshape(-1, n), piv.reshape(-1, n)
+    for row, swaps in zip(flat_perm, flat_piv):  # LAPACK's row interchanges, in order
+        for i, j in enumerate(swaps):
+            row[i], row[j] = row[j], row[i]
+    return perm
+lu_pivots_to_permutation_p.def_impl(_pivots_to_permutation)
+lu_pivots_to_permutation_p.def_abstract_eval(lambda piv: ShapedArray(piv.shape, np.int32))
+defjvp_zero(lu_pivots_to_permutation_p)  # integer-valued
+lu_pivots_to_permutation_p.batch = lambda vals, dims: (
+    lu_pivots_to_permutation(bdim_to_front(vals[0], dims[0])), 0)
+def lu_pivots_to_permutation(piv): return lu_pivots_to_permutation_p.bind(piv)
+
+
+def lu_reconstruct(lu, piv):
+    """a = Pᵀ L U from the factors, differentiable in lu (for a plain (lu, piv) tuple)."""
+    n = shape_of(lu)[-1]
+    perm = lu_pivots_to_permutation(piv)
+    q = lax.convert_element_type(  # q @ a = a[perm]
+        lax.eq(lax.reshape(perm, shape_of(perm) + (1,)), np.arange(n)), dtype_of(lu))
+    L = lax.add(tri(lu, True, -1), eye_like(lu))
+    return mm(mT(q), mm(L, tri(lu, False)))
+
+
+lu_solve_p = Primitive("lu_solve")  # lu_solve(a, lu, piv, b, trans): op(a)⁻¹ b, a unread
+lu_solve_p.def_impl(lambda a, lu, piv, b, trans: stacked(
+    lambda lu, piv, b: scipy.linalg.lu_solve((lu, piv), b, trans=trans, check_finite=False),
+    lu, piv, b))
+lu_solve_p.def_abstract_eval(lambda a, lu, piv, b, trans: rhs_aval("lu_solve", lu, b))
+def _lu_solve_jvp(primals, tangents, trans):
+    a, lu, piv, b = primals
+    ta, _, _, tb = tangents
+    x = lu_solve(a, lu, piv, b, trans)
+    if type(ta) is Zero and type(tb) is Zero:
+        return x, Zero.like(x)
+    # op(A) x = b  =>  op(A) dx = db - op(dA) x: one more solve with the same factors.
+    dA = None if type(ta) is Zero else (mT(ta) if trans else ta)
+    return x, lu_solve(a, lu, piv, minus_dA_x(nonzero(tb), dA, x), trans)
+lu_solve_p.jvp = _lu_solve_jvp
+lu_solve_p.linear = True
+def _lu_solve_transpose(ct, a, lu, piv, b, trans):
+    only_b_linear("lu_solve", (a, lu, piv, b))
+    return [None, None, None, ct_for(b, lu_solve(a, lu, piv, ct, 1 - trans))]
+lu_solve_p.transpose = _lu_solve_transpose
+lu_solve_p.batch = lambda vals, dims, trans: batch_solve(
+    lambda *v: lu_solve(*v, trans=trans), vals, dims)
+def lu_solve(a, lu, piv, b, trans=0): return lu_solve_p.bind(a, lu, piv, b, trans=int(trans))
+
+
+# --- triangular solves ----------------------------------------------------------------------
+
+solve_triangular_p = Primitive("solve_triangular")  # op(tri(a))⁻¹ b, one triangle of a read
+solve_triangular_p.def_impl(lambda a, b, lower, trans, unit_diagonal: stacked(
+    lambda a, b: scipy.linalg.solve_triangular(a, b, trans=trans, lower=lower,
+                                               unit_diagonal=unit_diagonal, check_finite=False),
+    a, b))
+solve_triangular_p.def_abstract_eval(
+    lambda a, b, **params: rhs_aval("solve_triangular", a, b))
+def _solve_triangular_jvp(primals, tangents, lower, trans, unit_diagonal):
+    (a, b), (ta, tb) = primals, tangents
+    params = dict(lower=lower, trans=trans, unit_diagonal=unit_diagonal)
+    x = solve_triangular(a, b, **params)
+    if type(ta) is Zero and type(tb) is Zero:
+        return x, Zero.like(x)
+    dA = None
+    if type(ta) is not Zero:  # only the triangle the solve reads moves it
+        dA = tri(ta, lower, -1 if unit_diagonal else 0)
+        dA = mT(dA) if trans else dA
+    return x, solve_triangular(a, minus_dA_x(nonzero(tb), dA, x), **params)
+solve_triangular_p.jvp = _solve_triangular_jvp
+solve_triangular_p.linear = True
+def _solve_triangular_transpose(ct, a, b, lower, trans, unit_diagonal):
+    only_b_linear("solve_triangular", (a, b))
+    return [None, ct_for(b, solve_triangular(a, ct, lower, 1 - trans, unit_diagonal))]
+solve_triangular_p.transpose = _solve_triangular_transpose
+solve_triangular_p.batch = lambda vals, dims, **params: batch_solve(
+    lambda *v: solve_triangular_p.bind(*v, **params), vals, dims)
+def solve_triangular(a, b, lower=True, trans=0, unit_diagonal=False):
+    return solve_triangular_p.bind(a, b, lower=bool(lower), trans=int(trans),
+                                   unit_diagonal=bool(unit_diagonal))
+
+
+# --- Cholesky -------------------------------------------------------------------------------
+
+cholesky_p = Primitive("cholesky")  # lower factor L, reading the lower triangle of a
+cholesky_p.def_impl(lambda a: np.linalg.cholesky(a))
+cholesky_p.def_abstract_eval(square_aval("cholesky"))
+def _cholesky_jvp(primals, tangents):
+    (a,), (ta,) = primals, tangents
+    L = cholesky(a)
+    if type(ta) is Zero:
+        return L, Zero.like(L)
+    # dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ = lower triangle with the diagonal halved; dA symmetric, so
+    # L⁻¹ dA L⁻ᵀ = L⁻¹ (L⁻¹ dA)ᵀ: two triangular solves.
+    dA = one_triangle_sym(ta, True)
+    Y = solve_triangular(L, mT(solve_triangular(L, dA, lower=True)), lower=True)
+    n = shape_of(L)[-1]
+    phi = np.tri(n, k=-1, dtype=dtype_of(L)) + 0.5 * np.eye(n, dtype=dtype_of(L))
+    return L, mm(L, lax.mul(Y, phi))
+cholesky_p.jvp = _cholesky_jvp
+cholesky_p.batch = lambda vals, dims: (cholesky(bdim_to_front(vals[0], dims[0])), 0)
+def cholesky(a): return cholesky_p.bind(a)
+
+
+# cho_solve(a, l, b, lower): (l lᵀ)⁻¹ b for a LOWER factor l of the symmetric matrix read from
+# a's lower (lower=True) or upper triangle; a is unread and carries the derivative.
+cho_solve_p = Primitive("cho_solve")
+cho_solve_p.def_impl(lambda a, l, b, lower: stacked(
+    lambda l, b: scipy.linalg.cho_solve((l, True), b, check_finite=False), l, b))
+cho_solve_p.def_abstract_eval(lambda a, l, b, lower: rhs_aval("cho_solve", l, b))
+def _cho_solve_jvp(primals, tangents, lower):
+    (a, l, b), (ta, _, tb) = primals, tangents
+    x = cho_solve(a, l, b, lower)
+    if type(ta) is Zero and type(tb) is Zero:
+        return x, Zero.like(x)
+    dA = None if type(ta) is Zero else one_triangle_sym(ta, lower)
+    return x, cho_solve(a, l, minus_dA_x(nonzero(tb), dA, x), lower)
+cho_solve_p.jvp = _cho_solve_jvp
+cho_solve_p.linear = True
+def _cho_solve_transpose(ct, a, l, b, lower):
+    only_b_linear("cho_solve", (a, l, b))
+    return [None, None, ct_for(b, cho_solve(a, l, ct, lower))]  # symmetric: self-adjoint
+cho_solve_p.transpose = _cho_solve_transpose
+cho_solve_p.batch = lambda vals, dims, lower: batch_solve(
+    lambda *v: cho_solve(*v, lower=lower), vals, dims)
+def cho_solve(a, l, b, lower=True): return cho_solve_p.bind(a, l, b, lower=bool(lower))
+
+
+# --- determinants, from the LU factors ------------------------------------------------------
+
+def _lu_diag_parity(lu, piv):
+    d = np.diagonal(lu, axis1=-2, axis2=-1)
+    swaps = np.count_nonzero(piv != np.arange(piv.shape[-1], dtype=piv.dtype), axis=-1)
+    return d, (1 - 2 * (swaps % 2)).astype(d.dtype)
+
+
+def _det_impl(a, lu, piv):
+    d, parity = _lu_diag_parity(lu, piv)
+    return parity * np.prod(d, axis=-1)
+
+
+def _slogdet_impl(a, lu, piv):
+    d, parity = _lu_diag_parity(lu, piv)
+    with np.errstate(divide="ignore"):
+        return parity * np.prod(np.sign(d), axis=-1), np.sum(np.log(np.abs(d)), axis=-1)
+
+
+def _dlogdet(ta, a, lu, piv):
+    """tr(A⁻¹ dA) = Σ A⁻ᵀ ∘ dA, with A⁻ᵀ from the factors: O(n²) per tangent."""
+    eye = np.broadcast_to(eye_like(lu), shape_of(lu))
+    nd = ndim_of(ta)
+    return lax.reduce_sum(lax.mul(ta, lu_solve(a, lu, piv, eye, 1)), (nd - 2, nd - 1))
+
+
+det_p = Primitive("det")  # det(a, lu, piv), lu/piv = lu_factor(a)
+det_p.def_impl(_det_impl)
+det_p.def_abstract_eval(lambda a, lu, piv: ShapedArray(lu.shape[:-2], lu.dtype))
+def _det_jvp(primals, tangents):
+    (a, lu, piv), ta = primals, tangents[0]
+    ans = det(a, lu, piv)
+    if type(ta) is Zero:
+        return ans, Zero.like(ans)
+    return ans, lax.mul(_dlogdet(ta, a, lu, piv), ans)  # d det = det tr(A⁻¹ dA)
+det_p.jvp = _det_jvp
+det_p.batch = lambda vals, dims: batch_all(lambda *v: det(*v), vals, dims)
+def det(a, lu, piv): return det_p.bind(a, lu, piv)
+
+
+slogdet_p = Primitive("slogdet", multiple_results=True)  # -> (sign, log|det|)
+slogdet_p.def_impl(_slogdet_impl)
+slogdet_p.def_abstract_eval(lambda a, lu, piv: [ShapedArray(lu.shape[:-2], lu.dtype)] * 2)
+def _slogdet_jvp(primals, tangents):
+    (a, lu, piv), ta = primals, tangents[0]
+    sign, logdet = slogdet(a, lu, piv)
+    t = Zero.like(logdet) if type(ta) is Zero else _dlogdet(ta, a, lu, piv)
+    return [sign, logdet], [Zero.like(sign), t]  # the sign is piecewise constant
+slogdet_p.jvp = _slogdet_jvp
+slogdet_p.batch = lambda vals, dims: batch_all(lambda *v: slogdet(*v), vals, dims, 2)
+def slogdet(a, lu, piv): return slogdet_p.bind(a, lu, piv)
+
+
+__all__ = ["lu_factor", "lu_pivots_to_permutation", "lu_reconstruct", "lu_solve",
+           "solve_triangular", "cholesky", "cho_solve", "det", "slogdet"]

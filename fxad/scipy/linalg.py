@@ -1,0 +1,161 @@
+"""scipy.linalg's names and signatures, differentiable (rules: fxad/rules/linalg_*.py).
+
+`lu_factor`/`cho_factor` return scipy's tuples, which also remember the matrix, so
+`lu_solve(lu_factor(a), b)` differentiates with respect to `a` through the one factorization
+(notes/linalg.md). overwrite_* and check_finite are accepted and ignored.
+"""
+from __future__ import annotations
+
+from .. import lax
+from ..core import Tracer
+from ..errors import FxadValueError
+from ..numpy.linalg import as_float, det, inv, norm, solve_operands, svd as _np_svd  # noqa: F401
+from ..rules import linalg_decomp as _dec, linalg_solve as _sol
+from ..lax import stop_gradient
+from ..tree_util import register_pytree_node
+
+
+class LUFactor(tuple):
+    """(lu, piv) as SciPy returns it; `.a` is the factored matrix, through which `lu_solve`
+    differentiates with the one factorization."""
+
+    def __new__(cls, lu, piv, a):
+        self = super().__new__(cls, (lu, piv))
+        self.a = a
+        return self
+
+
+class ChoFactor(tuple):
+    """(c, lower) as SciPy returns it; `.a` is the factored matrix (see LUFactor)."""
+
+    def __new__(cls, c, lower, a):
+        self = super().__new__(cls, (c, lower))
+        self.a = a
+        return self
+
+
+register_pytree_node(LUFactor, lambda f: ((f[0], f[1], f.a), None),
+                     lambda _, ch: LUFactor(*ch))
+register_pytree_node(ChoFactor, lambda f: ((f[0], f.a), f[1]),
+                     lambda lower, ch: ChoFactor(ch[0], lower, ch[1]))
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    a = as_float(a)
+    lu, piv = _sol.lu_factor(a, with_lu_tangent=True)  # lu's own derivative, for direct use
+    return LUFactor(lu, piv, a)
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    lu, piv = lu_and_piv
+    a = getattr(lu_and_piv, "a", None)
+    if a is None:  # a plain tuple: rebuild a = Pᵀ L U (O(n³)) only if lu may carry a derivative
+        a = _sol.lu_reconstruct(lu, piv) if isinstance(lu, Tracer) else lu
+    return _sol.lu_solve(a, lu, piv, _rhs_for(lu, b), _trans(trans))
+
+
+def _rhs_for(m, b):
+    """b broadcast to the factors' leading dims (the factors are not broadcast)."""
+    b = as_float(b)
+    lead, sb = tuple(m.shape[:-2]), tuple(b.shape)
+    shape = lead + (sb if len(sb) == 1 else sb[-2:])
+    return b if sb == shape else lax.broadcast_to(b, shape)
+
+
+def _trans(trans):
+    t = {0: 0, 1: 1, 2: 1, "N": 0, "T": 1, "C": 1}.get(trans)  # real: 'C' is 'T'
+    if t is None:
+        raise FxadValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    return t
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    a = as_float(a)
+    if lower:
+        return _sol.cholesky(a)
+    return _sol.mT(_sol.cholesky(_sol.mT(a)))  # upper: the lower factor of aᵀ's lower triangle
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """The factor has its true derivative here (unlike LU's), and zeros in the other
+    triangle (SciPy leaves arbitrary values there)."""
+    a = as_float(a)
+    return ChoFactor(cholesky(a, lower=lower), bool(lower), a)
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    c, lower = c_and_lower
+    l = _sol.tri(c, True) if lower else _sol.mT(_sol.tri(c, False))  # the lower factor
+    a = getattr(c_and_lower, "a", None)
+    if a is None:  # a plain tuple: rebuild the matrix so the factor's derivative flows
+        a, lower = (_sol.mm(l, _sol.mT(l)) if isinstance(c, Tracer) else l), True
+    return _sol.cho_solve(a, l, _rhs_for(l, b), lower)
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     check_finite=True):
+    a, b = solve_operands(a, b)
+    return _sol.solve_triangular(a, b, lower=lower, trans=_trans(trans),
+                                 unit_diagonal=unit_diagonal)
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
+          assume_a=None, transposed=False):
+    a, b = solve_operands(a, b)
+    kind = {None: "gen", "gen": "gen", "general": "gen", "sym": "sym", "symmetric": "sym",
+            "pos": "pos", "positive definite": "pos", "lower triangular": "lower",
+            "upper triangular": "upper"}.get(assume_a)
+    if kind is None:
+        raise FxadValueError(f"solve: assume_a={assume_a!r} is not supported")
+    if kind in ("lower", "upper"):
+        return _sol.solve_triangular(a, b, lower=kind == "lower", trans=int(transposed))
+    if kind == "pos":  # factor once; the derivative flows through `a` in cho_solve
+        l = _sol.cholesky(stop_gradient(a if lower else _sol.mT(a)))
+        return _sol.cho_solve(a, l, b, lower)
+    if kind == "sym":  # SciPy reads one triangle
+        a = _sol.one_triangle_sym(a, lower)
+    lu, piv = _sol.lu_factor(a)
+    return _sol.lu_solve(a, lu, piv, b, int(transposed and kind == "gen"))
+
+
+def expm(A):
+    return _dec.expm(as_float(A))
+
+
+def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
+    A, E = as_float(A), as_float(E)
+    L = _dec.expm_frechet(A, E)
+    return (_dec.expm(A), L) if compute_expm else L
+
+
+def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
+         check_finite=True, **kwargs):
+    if b is not None or kwargs:
+        raise FxadValueError("eigh: generalized problems (b) and subset options are not "
+                             "supported")
+    a = as_float(a)
+    w, v = _dec.eigh(a, lower)
+    return w if eigvals_only else (w, v)
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    if pivoting:
+        raise FxadValueError("qr: pivoting is not supported")
+    a = as_float(a)
+    m, n = a.shape[-2:]
+    if mode not in ("economic", "r", "full") or (mode == "full" and m > n):
+        raise FxadValueError(f"qr: mode={mode!r} is supported as 'economic', 'r', or 'full' "
+                             "with m <= n (where it equals 'economic')")
+    q, r = _dec.qr(a)
+    return (r,) if mode == "r" else (q, r)
+
+
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
+        lapack_driver="gesdd"):
+    out = _np_svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    return tuple(out) if compute_uv else out
+
+
+__all__ = ["LUFactor", "ChoFactor", "lu_factor", "lu_solve", "cholesky", "cho_factor",
+           "cho_solve", "solve_triangular", "solve", "expm", "expm_frechet", "inv", "det",
+           "eigh", "qr", "svd", "norm"]
