@@ -11,9 +11,11 @@ import numpy as np
 from .core import ShapedArray, Tracer, get_aval
 from .errors import FxadTypeError, FxadValueError
 from .ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from .ir.intern import intern
 from .ir.staging import stage
 from .rules.cond import cond_p
-from .rules.loops import scan_p, while_p
+from .rules.loops import while_p
+from .rules.scan_hoist import bind_scan
 from .tree_util import tree_flatten, tree_unflatten
 from . import lax
 
@@ -32,7 +34,7 @@ def _trace(fun, in_tree, in_avals, what):
         return [_leaf(o) for o in out]
     closed = stage(flat, in_avals, name=what)
     j = closed.jaxpr
-    hoisted = ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), [])
+    hoisted = intern(ClosedJaxpr(Jaxpr([], j.constvars + j.invars, j.eqns, j.outvars), []))
     return hoisted, list(closed.consts), store["out"]
 
 
@@ -130,8 +132,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         raise FxadTypeError(f"scan: the body's carry output {_describe(got)} differs from the "
                             f"initial carry {_describe(carry_avals)}; the carry must keep its "
                             "shapes and dtypes (e.g. start from 0.0, not 0)")
-    outs = scan_p.bind(*consts, *init_leaves, *x_leaves, jaxpr=jaxpr, n_consts=len(consts),
-                       n_carry=n_carry, length=n, reverse=bool(reverse))
+    outs = bind_scan(consts, init_leaves, x_leaves, jaxpr, n, bool(reverse))
     return (tree_unflatten(carry_tree, outs[:n_carry]),
             tree_unflatten(y_store["tree"], outs[n_carry:]))
 

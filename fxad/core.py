@@ -122,8 +122,18 @@ class Primitive:
             if isinstance(a, Tracer):
                 break
         else:  # eager fast path: nothing to trace
+            if _nan_hook is not None:  # fxad.debug_nans is on somewhere
+                return _nan_hook(self, args, params)
             return self.impl(*args, **params)
         return find_top_trace(args, self).process_primitive(self, args, params)
+
+
+_nan_hook = None  # set by fxad.debug while NaN checking is on: (prim, args, params) -> out
+
+
+def set_nan_hook(hook):
+    global _nan_hook
+    _nan_hook = hook
 
 
 def missing_rule(kind: str, prim: Primitive):

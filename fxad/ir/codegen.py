@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from .jaxpr import Literal
+from .. import core
+from .jaxpr import Literal, eval_jaxpr
 from .printer import Namer
 
 # Primitives written inline as NumPy expressions (readable and cheapest); others call impl.
@@ -46,33 +47,89 @@ def _float_text(x):
 class Compiled:
     """A compiled jaxpr: call it with the jaxpr's inputs; `.source` is what runs."""
 
-    def __init__(self, fn, source):
+    def __init__(self, fn, source, closed):
         self.fn = fn
         self.source = source
+        self.closed = closed
 
     def __call__(self, *args):
+        if core._nan_hook is not None:  # debug_nans: run equation by equation to name the culprit
+            from ..debug import checking
+            if checking():
+                return eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
         return self.fn(*args)
+
+
+def _eqn_lines(jaxpr, namer, ns, counts, indent):
+    """One line of source per equation."""
+    lines = []
+    for e in jaxpr.eqns:
+        args = [_literal(v) if type(v) is Literal else namer(v) for v in e.invars]
+        outs = ", ".join(namer(v) for v in e.outvars)
+        comma = "," if len(e.outvars) == 1 and e.primitive.multiple_results else ""
+        lines.append(f"{indent}{outs}{comma} = {_expr(e, args, ns, counts)}")
+    return lines
+
+
+def _namespace(closed, namer):
+    ns = {"_np": np}
+    for i, (v, c) in enumerate(zip(closed.jaxpr.constvars, closed.consts)):
+        ns[f"_c{i}"] = c
+        namer.names[v] = f"_c{i}"
+    return ns
+
+
+def _exec(source, ns, name):
+    exec(compile(source, f"<fxad jit {name}>", "exec"), ns)  # noqa: S102 - our own source
+    return ns[name]
 
 
 def compile_jaxpr(closed, name="_compiled") -> Compiled:
     jaxpr = closed.jaxpr
     namer = Namer()
-    ns = {"_np": np}
-    for i, (v, c) in enumerate(zip(jaxpr.constvars, closed.consts)):
-        ns[f"_c{i}"] = c
-        namer.names[v] = f"_c{i}"
+    ns = _namespace(closed, namer)
     lines = [f"def {name}({', '.join(namer(v) for v in jaxpr.invars)}):"]
-    counts = {}
-    for e in jaxpr.eqns:
-        args = [_literal(v) if type(v) is Literal else namer(v) for v in e.invars]
-        outs = ", ".join(namer(v) for v in e.outvars)
-        lines.append(f"    {outs}{',' if len(e.outvars) == 1 and e.primitive.multiple_results else ''}"
-                     f" = {_expr(e, args, ns, counts)}")
+    lines += _eqn_lines(jaxpr, namer, ns, {}, "    ")
     outs = ", ".join(_literal(v) if type(v) is Literal else namer(v) for v in jaxpr.outvars)
     lines.append(f"    return ({outs}{',' if len(jaxpr.outvars) == 1 else ''})")
     source = "\n".join(lines)
-    exec(compile(source, f"<fxad jit {name}>", "exec"), ns)  # noqa: S102 - our own source
-    return Compiled(ns[name], source)
+    return Compiled(_exec(source, ns, name), source, closed)
+
+
+def compile_scan_loop(closed, n_consts, n_carry, reverse, name="_scan_loop"):
+    """A whole scan as one Python function: the loop with the body's source inline, so a step
+    costs its NumPy calls and nothing else. Arguments (length, *consts, *carry, *xs)."""
+    jaxpr = closed.jaxpr
+    namer = Namer()
+    ns = _namespace(closed, namer)
+    n_x = len(jaxpr.invars) - n_consts - n_carry
+    for i, v in enumerate(jaxpr.invars):
+        namer.names[v] = (f"_q{i}" if i < n_consts else f"_k{i - n_consts}"
+                          if i < n_consts + n_carry else f"_x{i - n_consts - n_carry}")
+    params = [f"_q{i}" for i in range(n_consts)] + [f"_k{i}" for i in range(n_carry)] + \
+        [f"_s{i}" for i in range(n_x)]
+    lines = [f"def {name}(_n, {', '.join(params)}):"]
+    y_avals = closed.out_avals[n_carry:]
+    for j, a in enumerate(y_avals):
+        ns[f"_dt{j}"] = a.dtype
+        lines.append(f"    _y{j} = _np.empty((_n,) + {a.shape!r}, _dt{j})")
+    steps = "range(_n - 1, -1, -1)" if reverse else "range(_n)"
+    lines.append(f"    for _i in {steps}:")
+    lines += [f"        _x{i} = _s{i}[_i]" for i in range(n_x)]
+    lines += _eqn_lines(jaxpr, namer, ns, {}, "        ")
+    outs = [_literal(v) if type(v) is Literal else namer(v) for v in jaxpr.outvars]
+    # Outputs may name the old carry: store the ys first, then replace the carry in one
+    # tuple assignment (every new carry is computed from the old ones).
+    lines += [f"        _y{j}[_i] = {o}" for j, o in enumerate(outs[n_carry:])]
+    if n_carry:
+        lines.append(f"        {', '.join(f'_k{i}' for i in range(n_carry))}, = "
+                     f"{', '.join(outs[:n_carry])},")
+    if len(lines) == 1 + len(y_avals) + 1:  # nothing in the loop body
+        lines.append("        pass")
+    rets = [f"_k{i}" for i in range(n_carry)] + [f"_y{j}" for j in range(len(y_avals))]
+    lines.append(f"    return [{', '.join(rets)}]")
+    source = "\n".join(lines)
+    return Compiled(_exec(source, ns, name), source, closed)
 
 
 def _expr(e, args, ns, counts):
@@ -113,6 +170,16 @@ def _expr(e, args, ns, counts):
     fn = f"_{name}_{k}"
     ns[fn] = functools.partial(e.primitive.impl, **p) if p else e.primitive.impl
     return f"{fn}({', '.join(args)})"
+
+
+def compiled_scan_for(closed, n_consts, n_carry, reverse):
+    """The compiled loop of a scan with this body, built once and kept on the body."""
+    key = ("compiled_scan", n_consts, n_carry, reverse)
+    c = closed.cache.get(key)
+    if c is None:
+        from .simplify import simplify
+        c = closed.cache[key] = compile_scan_loop(simplify(closed), n_consts, n_carry, reverse)
+    return c
 
 
 def compiled_for(closed):

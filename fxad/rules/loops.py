@@ -28,10 +28,12 @@ from ..interpreters.batching import BatchTracer, bdim_to_front, broadcast_batche
 from ..interpreters.jvp import JVPTracer, Zero, jvp_jaxpr
 from ..interpreters.partial_eval import partial_eval_jaxpr
 from ..interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
-from ..ir.codegen import compiled_for
+from .. import core
+from ..ir.codegen import compiled_for, compiled_scan_for
 from ..ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from ..ir.staging import stage
 from .cond import call, materialize
+from .scan_hoist import bind_scan
 from .. import lax
 
 
@@ -53,7 +55,9 @@ def _reorder(closed, invars_perm, outvars_perm):
 # --- scan -------------------------------------------------------------------------------------
 
 def _scan_impl(*args, jaxpr, n_consts, n_carry, length, reverse):
-    body = compiled_for(jaxpr)
+    if core._nan_hook is None:  # the whole loop as generated code
+        return compiled_scan_for(jaxpr, n_consts, n_carry, reverse).fn(length, *args)
+    body = compiled_for(jaxpr)  # step by step, so debug_nans can check each step's body
     consts, carry, xs = _split(args, n_consts, n_carry)
     y_avals = jaxpr.out_avals[n_carry:]
     ys = [np.empty((length,) + a.shape, a.dtype) for a in y_avals]
@@ -128,16 +132,13 @@ def _scan_jvp(primals, tangents, jaxpr, n_consts, n_carry, length, reverse):
         nz_carry = new
     known, lin, y_nz, const_pos, n_step = _scan_split(jaxpr, n_consts, n_carry, nz_c,
                                                       nz_carry, nz_x)
-    res = scan_p.bind(*consts, *init, *xs, jaxpr=known, n_consts=n_consts, n_carry=n_carry,
-                      length=length, reverse=reverse)
+    res = bind_scan(consts, init, xs, known, length, reverse)
     n_y = len(jaxpr.out_avals) - n_carry
     outs, res_step = res[:n_carry + n_y], res[n_carry + n_y:]
     nzt = lambda ts, nz: [t for t, m in zip(ts, nz) if m]  # noqa: E731
     t_init = [materialize(t, get_aval(p)) for t, p, m in zip(t_init, init, nz_carry) if m]
     lin_c = [consts[i] for i in const_pos] + nzt(t_c, nz_c)
-    touts = scan_p.bind(*lin_c, *t_init, *res_step, *nzt(t_x, nz_x), jaxpr=lin,
-                        n_consts=len(lin_c), n_carry=len(t_init), length=length,
-                        reverse=reverse)
+    touts = bind_scan(lin_c, t_init, list(res_step) + nzt(t_x, nz_x), lin, length, reverse)
     it = iter(touts)
     t_carry = [next(it) if m else Zero(get_aval(o)) for o, m in zip(outs[:n_carry], nz_carry)]
     t_ys = [next(it) if m else Zero(get_aval(o)) for o, m in zip(outs[n_carry:], y_nz)]
@@ -170,18 +171,22 @@ def _scan_transpose(cts, *args, jaxpr, n_consts, n_carry, length, reverse):
              for x, u in zip(xs, xu)]
         res = backward_pass(jaxpr.jaxpr, jaxpr.consts, list(ct_carry) + list(ct_y), args=full)
         rc, rcarry, rx = _split(res, n_consts, n_carry)
-        ct_c = [materialize(r, c.aval) for r, c, u in zip(rc, consts, cu) if u]
+        ct_c = [r for r, u in zip(rc, cu) if u]
+        # No contribution (e.g. it was hoisted out of the loop): the accumulator passes through.
         return [materialize(r, c.aval) for r, c in zip(rcarry, init)] + \
-            [lax.add(s, c) for s, c in zip(acc, ct_c)] + \
+            [s if type(c) is Zero else lax.add(s, c) for s, c in zip(acc, ct_c)] + \
             [materialize(r, a) for r, a in zip([r for r, u in zip(rx, xu) if u], x_slice)]
     in_avals = [get_aval(c) for c in k_consts] + [c.aval for c in init] + lin_c_avals + \
         [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in k_xs] + \
         [ShapedArray(a.shape[1:], a.dtype) for a in out_avals[n_carry:]]
-    tj = stage(body_t, in_avals, name="scan transpose")
-    out = scan_p.bind(*k_consts, *cts[:n_carry], *[np.zeros(a.shape, a.dtype)
-                                                    for a in lin_c_avals],
-                      *k_xs, *cts[n_carry:], jaxpr=tj, n_consts=n_k,
-                      n_carry=n_carry + n_acc, length=length, reverse=not reverse)
+    key = ("scan_transpose", tuple(cu), tuple(xu), n_carry,
+           tuple((a.shape, a.dtype, a.weak) for a in in_avals))
+    tj = jaxpr.cache.get(key)
+    if tj is None:
+        tj = jaxpr.cache[key] = stage(body_t, in_avals, name="scan transpose")
+    out = bind_scan(k_consts, list(cts[:n_carry]) + [np.zeros(a.shape, a.dtype)
+                                                     for a in lin_c_avals],
+                    list(k_xs) + list(cts[n_carry:]), tj, length, not reverse)
     ct_init, ct_c, ct_x = _split(out, n_carry, n_acc)
     ic, ix = iter(ct_c), iter(ct_x)
     return [next(ic) if u else None for u in cu] + ct_init + [next(ix) if u else None
@@ -200,10 +205,13 @@ def _scan_batch(vals, dims, jaxpr, n_consts, n_carry, length, reverse):
         [ShapedArray(get_aval(c).shape, get_aval(c).dtype) for c in init] + \
         [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs]
     in_axes = tuple(cd) + (0,) * n_carry + tuple(slice_dims)
-    body = stage(lambda *a: vmap(call(jaxpr), in_axes=in_axes, axis_size=n)(*a), avals,
-                 name="scan vmap")
-    out = scan_p.bind(*consts, *init, *xs, jaxpr=body, n_consts=n_consts, n_carry=n_carry,
-                      length=length, reverse=reverse)
+    key = ("scan_vmap", in_axes, n, tuple((a.shape, a.dtype, a.weak) for a in avals))
+    body = jaxpr.cache.get(key)
+    if body is None:
+        body = jaxpr.cache[key] = stage(
+            lambda *a: vmap(call(jaxpr), in_axes=in_axes, axis_size=n)(*a), avals,
+            name="scan vmap")
+    out = bind_scan(consts, init, xs, body, length, reverse)
     return out, [0] * n_carry + [1] * (len(out) - n_carry)
 
 

@@ -1,0 +1,107 @@
+"""NaN debugging: `with fxad.debug_nans():` (this thread) or `fxad.config.debug_nans = True`
+(every thread) makes the first primitive that turns NaN-free inputs into a NaN output raise
+`FloatingPointError`, naming the primitive and the user's source line.
+
+Every concrete value fxad computes comes from a primitive's impl, called from `bind`'s eager
+path, so that is the one place checked. Compiled programs (jit, loop and branch bodies) run
+one NumPy call per equation with no such hook, so while checking is on they are evaluated
+equation by equation instead (slower, but it can name the primitive).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from . import core
+
+_FXAD_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.depth = 0  # nesting depth of debug_nans() blocks in this thread
+
+
+_local = _Local()
+_lock = threading.Lock()
+_enablers = 0  # global flag (counts 1) + active debug_nans() blocks in all threads
+
+
+class Config:
+    """Library-wide switches. `fxad.config.debug_nans = True` checks every thread."""
+
+    def __init__(self):
+        self._debug_nans = False
+
+    @property
+    def debug_nans(self) -> bool:
+        return self._debug_nans
+
+    @debug_nans.setter
+    def debug_nans(self, on: bool):
+        on = bool(on)
+        if on != self._debug_nans:
+            self._debug_nans = on
+            _count(1 if on else -1)
+
+
+config = Config()
+
+
+def _count(delta):
+    """Install the hook in `bind` while anything wants checking; remove it (zero cost) after."""
+    global _enablers
+    with _lock:
+        _enablers += delta
+        core.set_nan_hook(_checked_impl if _enablers else None)
+
+
+@contextmanager
+def debug_nans(enabled: bool = True):
+    """Within the block (this thread only), raise FloatingPointError at the first primitive
+    whose output has a NaN that its inputs did not have."""
+    if not enabled:
+        yield
+        return
+    _local.depth += 1
+    _count(1)
+    try:
+        yield
+    finally:
+        _local.depth -= 1
+        _count(-1)
+
+
+def checking() -> bool:
+    return config.debug_nans or _local.depth > 0
+
+
+def _has_nan(x) -> bool:
+    if isinstance(x, (list, tuple)):
+        return any(_has_nan(y) for y in x)
+    a = np.asarray(x) if not isinstance(x, np.ndarray) else x
+    return a.dtype.kind in "fc" and bool(np.isnan(a).any())
+
+
+def _user_line():
+    """The innermost frame outside fxad (the user's code that led here), as 'file:line'."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_FXAD_DIR):
+        f = f.f_back
+    return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+def _checked_impl(prim, args, params):
+    out = prim.impl(*args, **params)
+    if checking() and _has_nan(out) and not _has_nan(args):
+        where = _user_line()
+        raise FloatingPointError(
+            f"debug_nans: primitive '{prim.name}' produced a NaN from NaN-free inputs"
+            + (f" (called from {where})" if where else "")
+            + ". Guard its inputs (e.g. fxad.numpy.where on a safe value), or turn the check "
+              "off with fxad.config.debug_nans = False.")
+    return out
