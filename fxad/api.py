@@ -343,6 +343,16 @@ def _blocks(mat, in_leaves, in_tree):
     return tree_unflatten(in_tree, blocks)
 
 
+def _add_axis(tree, where):
+    """Every leaf with a new axis of size 1 at the front (0) or the back (-1), as the vmap
+    over a one-element basis would have made it."""
+    from . import lax
+    leaves, t = tree_flatten(tree)
+    shapes = [get_aval(x).shape for x in leaves]
+    return tree_unflatten(t, [lax.reshape(x, (1,) + s if where == 0 else s + (1,))
+                              for x, s in zip(leaves, shapes)])
+
+
 def jacfwd(f, argnums=0, has_aux=False):
     """Jacobian by forward mode: one vmap of jvp over the standard basis of the inputs."""
     def jac(*args, **kwargs):
@@ -359,8 +369,13 @@ def jacfwd(f, argnums=0, has_aux=False):
             res = jvp(call, (primal,), (tree_unflatten(in_tree, list(tangent_leaves)),),
                       has_aux=has_aux)
             return (res[1], res[2]) if has_aux else res[1]
-        touts = vmap(push, out_axes=(-1, None) if has_aux else -1)(*basis)
-        touts, aux = touts if has_aux else (touts, None)
+        if sum(b.shape[0] for b in basis) == 1:  # one scalar input: no vmap level needed
+            touts = push(*[b[0] for b in basis])
+            touts, aux = touts if has_aux else (touts, None)
+            touts = _add_axis(touts, -1)
+        else:
+            touts = vmap(push, out_axes=(-1, None) if has_aux else -1)(*basis)
+            touts, aux = touts if has_aux else (touts, None)
         flat_t, out_tree = tree_flatten(touts)  # each: out_shape + (n,)
         jac_tree = tree_unflatten(out_tree, [_blocks(t, flat_in, in_tree) for t in flat_t])
         return (jac_tree, aux) if has_aux else jac_tree
@@ -377,7 +392,10 @@ def jacrev(f, argnums=0, has_aux=False):
         flat_out, out_tree = tree_flatten(out)
         flat_out = [_leaf(o) for o in flat_out]
         basis, _ = _std_basis(flat_out)
-        cts = vmap(lambda *b: f_vjp(tree_unflatten(out_tree, list(b))))(*basis)
+        if sum(b.shape[0] for b in basis) == 1:  # one scalar output (a gradient): no vmap
+            cts = _add_axis(f_vjp(tree_unflatten(out_tree, [b[0] for b in basis])), 0)
+        else:
+            cts = vmap(lambda *b: f_vjp(tree_unflatten(out_tree, list(b))))(*basis)
         flat_ct, in_tree = tree_flatten(cts[0] if single else cts)  # each: (m, *in_shape)
         from . import lax
         rows, start = [], 0

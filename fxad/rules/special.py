@@ -65,4 +65,9 @@ defjvp(logaddexp_p, lambda t, x, y: mul(t, _logaddexp_weight(x, y)),
 def logaddexp(x, y): return logaddexp_p.bind(x, y)
 
 
-__all__ = ["logaddexp", "erf", "erfc", "polygamma", "gammaln", "digamma", "logit", "xlogy"]
+softplus_p = elementwise("softplus", lambda x: np.logaddexp(x, 0.0))  # log(1 + e^x), stable
+defjvp(softplus_p, lambda t, x: mul(t, logistic(x)))  # logistic is smooth: right at every order
+def softplus(x): return softplus_p.bind(x)
+
+
+__all__ = ["softplus", "logaddexp", "erf", "erfc", "polygamma", "gammaln", "digamma", "logit", "xlogy"]

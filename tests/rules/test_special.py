@@ -4,6 +4,8 @@ import pytest
 import scipy.special as sc
 
 import fxad
+import fxad.nn  # noqa: F401
+import fxad.numpy  # noqa: F401
 from fxad.scipy import special as fsp
 
 from .common import SHAPES_BINARY, SHAPES_UNARY, floats, run_row
@@ -17,8 +19,10 @@ UNARY = [
     ("logit", fsp.logit, floats(0.1, 0.9)),
     ("expit", fsp.expit, floats(-3, 3)),
     ("logsumexp", lambda x: fsp.logsumexp(x), floats(-3, 3)),
+    ("softplus", fxad.nn.softplus, floats(-3, 3)),
 ]
-BINARY = [("xlogy", fsp.xlogy, floats(0.3, 2))]
+BINARY = [("xlogy", fsp.xlogy, floats(0.3, 2)),
+          ("logaddexp", fxad.numpy.logaddexp, floats(-2, 2))]  # ties included: smooth there
 
 TABLE = [(n, f, [s]) for n, f, _ in UNARY for s in SHAPES_UNARY] + \
         [(n, f, list(s)) for n, f, _ in BINARY for s in SHAPES_BINARY]
@@ -49,3 +53,19 @@ def test_xlogy_at_zero():
     g = fxad.grad(lambda y: fsp.xlogy(0.0, y))(0.5)
     assert g == 0.0
     assert fsp.xlogy(0.0, 0.0) == 0.0
+
+
+@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[f"{t[0]}-{t[2]}" for t in TABLE])
+def test_vmap_matches_loop(name, fn, shapes):
+    rng = np.random.default_rng(3)
+    args = [rng.uniform(0.3, 0.9, (3,) + s) for s in shapes]
+    got = fxad.vmap(fn)(*args)
+    want = np.stack([np.asarray(fn(*[a[i] for a in args])) for i in range(3)])
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+
+
+def test_softplus_and_logaddexp_second_derivative_at_ties():
+    """logistic weights are smooth: softplus''(0) = logaddexp_xx(a, a) = 1/4."""
+    np.testing.assert_allclose(fxad.grad(fxad.grad(fxad.nn.softplus))(0.0), 0.25)
+    h = fxad.hessian(lambda v: fxad.numpy.logaddexp(v[0], v[1]))(np.array([0.7, 0.7]))
+    np.testing.assert_allclose(h, [[0.25, -0.25], [-0.25, 0.25]], rtol=1e-14)
