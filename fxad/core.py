@@ -70,10 +70,12 @@ def _shaped(shape, dtype):
 
 def get_aval(x) -> ShapedArray:
     """The abstract value of any value fxad accepts."""
+    t = type(x)
+    if t is np.ndarray:  # the common case first
+        return _shaped(x.shape, x.dtype)
     if isinstance(x, Tracer):
         return x.aval
-    t = type(x)
-    if t is np.ndarray or isinstance(x, np.generic):
+    if isinstance(x, np.generic):
         return _shaped(x.shape, x.dtype)
     if t in _PY_SCALARS:
         return ShapedArray((), _PY_SCALARS[t], weak=t)

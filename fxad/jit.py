@@ -139,6 +139,7 @@ class _Jitted:
         self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
             else tuple(static_argnames)
         self.cache = OrderedDict()
+        self.fast = {}  # _fast_key -> (compiled program, output tree), for repeat calls
         functools.update_wrapper(self, fun)
 
     def _prepare(self, args, kwargs):
@@ -179,14 +180,44 @@ class _Jitted:
         return entry, flat
 
     def __call__(self, *args, **kwargs):
+        fast = None if kwargs or self.static_argnums else _fast_key(args)
+        if fast is not None:  # positional arrays and scalars only: skip pytree flattening
+            hit = self.fast.get(fast)
+            if hit is not None:
+                compiled, out_tree = hit
+                flat = [np.asarray(a) if isinstance(a, np.generic) else a for a in args]
+                return tree_unflatten(out_tree, [_writeable(o) for o in compiled(*flat)])
         (closed, out_tree), flat = self._prepare(args, kwargs)
         outs = jit_p.bind(*flat, jaxpr=closed, name=getattr(self.fun, "__name__", "jit"))
+        if fast is not None and closed.cache.get("compiled") is not None and \
+                len(flat) == len(args) and self.cache:
+            self.fast[fast] = (closed.cache["compiled"], out_tree)
+            if len(self.fast) > self.CACHE_SIZE:
+                self.fast.pop(next(iter(self.fast)))
         return tree_unflatten(out_tree, [_writeable(o) for o in outs])
 
     def lower(self, *args, **kwargs):
         """The staged and compiled program for these arguments (`.as_text()` shows it)."""
         (closed, _), _ = self._prepare(args, kwargs)
         return Lowered(closed)
+
+
+_FAST_SCALARS = (float, int, bool, complex)
+
+
+def _fast_key(args):
+    """A cache key for calls whose arguments are all arrays or scalars (no pytrees, no
+    tracers), computed without flattening; None for any other call."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray or isinstance(a, np.generic):
+            key.append((a.shape, a.dtype))
+        elif t in _FAST_SCALARS:
+            key.append(t)
+        else:
+            return None
+    return tuple(key)
 
 
 def _writeable(x):

@@ -537,3 +537,18 @@ def test_integer_and_bool_inputs_keep_eager_dtype(dtype):
         got = fxad.jit(f)(x)
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def test_repeat_calls_take_the_fast_path_and_agree_with_the_first():
+    """Calls with only positional arrays/scalars skip flattening after the first; the
+    results (values, dtypes, weak Python scalars) are those of the staged path."""
+    f = fxad.jit(lambda v, s: fnp.sin(v) * s)
+    x32, x64 = np.linspace(0, 1, 3, dtype=np.float32), np.linspace(0, 1, 3)
+    for _ in range(2):  # first call stages, second takes the fast path
+        a, b, c = f(x32, 2.0), f(x64, np.float64(2.0)), f(x32, np.float32(2.0))
+        assert a.dtype == np.float32 and b.dtype == np.float64 and c.dtype == np.float32
+        np.testing.assert_allclose(a, np.sin(x32) * 2, rtol=1e-6)
+        np.testing.assert_allclose(b, np.sin(x64) * 2, rtol=1e-15)
+    assert len(f.fast) == 3
+    np.testing.assert_allclose(f(x64[:2], 3), np.sin(x64[:2]) * 3)  # a new shape: staged
+    assert len(f.fast) == 4

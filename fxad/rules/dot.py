@@ -52,6 +52,10 @@ def _dot_general_impl(lhs, rhs, dimension_numbers):
     lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
     bshape = tuple(lhs.shape[i] for i in lb)
     lfs, rfs = [lhs.shape[i] for i in lf], [rhs.shape[i] for i in rf]
+    if not lc:  # nothing to sum (e.g. per-example outer products): a broadcasting multiply
+        a = np.transpose(lhs, lb + tuple(lf)).reshape(bshape + tuple(lfs) + (1,) * len(rfs))
+        b = np.transpose(rhs, rb + tuple(rf)).reshape(bshape + (1,) * len(lfs) + tuple(rfs))
+        return np.multiply(a, b)
     k = int(np.prod([lhs.shape[i] for i in lc], dtype=np.int64))
     a = np.transpose(lhs, lb + tuple(lf) + lc).reshape(bshape + (int(np.prod(lfs, dtype=np.int64)), k))
     b = np.transpose(rhs, rb + rc + tuple(rf)).reshape(bshape + (k, int(np.prod(rfs, dtype=np.int64))))

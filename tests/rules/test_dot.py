@@ -69,3 +69,20 @@ def test_blas_fast_forms_match_tensordot_eager_and_jit():
                         fxad.jit(lambda a, b: lax.dot_general(a, b, dn))(a, b), want, rtol=1e-13)
                     seen.add(fast_form(dn, lnd, rnd))
     assert seen == {"ab", "abT", "aTb", "outer", None}
+
+
+@pytest.mark.parametrize("dn,ls,rs,spec", [
+    ((((), ()), ((0,), (0,))), (5, 3), (5, 4), "bi,bj->bij"),
+    ((((), ()), ((1,), (0,))), (3, 5), (5, 2, 4), "ib,bjk->bijk"),
+    ((((), ()), ((0, 1), (1, 0))), (2, 3, 4), (3, 2), "abi,ba->abi"),
+])
+def test_batched_dot_general_without_contraction(dn, ls, rs, spec):
+    """The broadcasting-multiply path of dot_general (batch dims, nothing contracted)."""
+    import fxad
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=ls), rng.normal(size=rs)
+    want = np.einsum(spec, a, b)
+    np.testing.assert_allclose(lax.dot_general(a, b, dn), want, rtol=1e-13)
+    np.testing.assert_allclose(fxad.jit(lambda a, b: lax.dot_general(a, b, dn))(a, b), want,
+                               rtol=1e-13)
+    run_row(lambda a, b: lax.dot_general(a, b, dn), [ls, rs], floats(-2, 2))
