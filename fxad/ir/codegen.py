@@ -115,7 +115,9 @@ def compile_scan_loop(closed, n_consts, n_carry, reverse, name="_scan_loop"):
         lines.append(f"    _y{j} = _np.empty((_n,) + {a.shape!r}, _dt{j})")
     steps = "range(_n - 1, -1, -1)" if reverse else "range(_n)"
     lines.append(f"    for _i in {steps}:")
-    lines += [f"        _x{i} = _s{i}[_i]" for i in range(n_x)]
+    read = {v for e in jaxpr.eqns for v in e.invars} | set(jaxpr.outvars)
+    xs_v = jaxpr.invars[n_consts + n_carry:]
+    lines += [f"        _x{i} = _s{i}[_i]" for i in range(n_x) if xs_v[i] in read]
     lines += _eqn_lines(jaxpr, namer, ns, {}, "        ")
     outs = [_literal(v) if type(v) is Literal else namer(v) for v in jaxpr.outvars]
     # Outputs may name the old carry: store the ys first, then replace the carry in one

@@ -1,11 +1,15 @@
-"""Loop-invariant code motion for scan: work in the body that does not depend on the carry
-is done for all steps at once, before the loop, as one batched (vmapped) program.
+"""Loop-invariant code motion for scan: only work that feeds the carry stays in the loop.
 
-This is what a hand-written RNN does (`xs @ U.T` for every step at once), and it matters
-most for the linear scans of reverse mode. In the linear body of an RNN, `dW @ h_t` does not
-depend on the tangent carry; hoisted, it becomes one batched `dot_general` outside the loop,
-so the transpose leaves the loop with a stacked cotangent and forms W's cotangent with one
-matrix product (`dz_all.T @ hs`) instead of adding an outer product at every step.
+- Hoisting: work that depends on the xs but not on the carry is done for all steps at once,
+  before the loop, as one batched (vmapped) program. A hand-written RNN does this
+  (`xs @ U.T` for every step at once); in reverse mode it matters more: in the linear body
+  of an RNN, `dW @ h_t` does not depend on the tangent carry, so hoisted it becomes one
+  batched `dot_general`, and the transpose then forms W's cotangent with one matrix
+  product (`dz_all.T @ hs`) instead of adding an outer product at every step.
+- Sinking: work on the carry whose results only leave as stacked outputs (not as the next
+  carry) is done after the loop, batched, from the stacked values it needs.
+- Pass-through carries become constants; carries that only accumulate an output that is
+  stacked anyway (`acc + y_t`) become one sum of the stack after the loop.
 
 Every scan is bound through `bind_scan`, so eager runs, every transformation's scans (the
 known and linear halves of a JVP, transposes, batched scans) and jit all get the rewrite.
@@ -15,7 +19,157 @@ from __future__ import annotations
 from ..ir.jaxpr import ClosedJaxpr, Jaxpr, Literal
 
 
-def _live_eqns(eqns, outs):
+class Plan:
+    """How to run a scan body as (pre, loop, post). Sources of stacked values: ('x', k) is
+    the k-th stacked input of the loop (original xs, then pre's outputs), ('y', k) the k-th
+    stacked output of the loop, ('post', k) the k-th output of post."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def _producers(eqns):
+    return {v: e for e in eqns for v in e.outvars}
+
+
+def plan_scan(jaxpr: ClosedJaxpr, n_consts: int, n_carry: int):
+    """The Plan for a scan body, or None when nothing moves (cached on the jaxpr)."""
+    key = ("plan", n_consts, n_carry)
+    if key in jaxpr.cache:
+        return jaxpr.cache[key]
+    jaxpr.cache[key] = plan = _plan(jaxpr, n_consts, n_carry)
+    return plan
+
+
+def _plan(jaxpr, n_consts, n_carry):
+    j = jaxpr.jaxpr
+    consts_v = j.invars[:n_consts]
+    carry_v = j.invars[n_consts:n_consts + n_carry]
+    xs_v = j.invars[n_consts + n_carry:]
+    carry_out, ys_out = j.outvars[:n_carry], j.outvars[n_carry:]
+    prod = _producers(j.eqns)
+    readers = {}
+    for e in j.eqns:
+        for v in e.invars:
+            if type(v) is not Literal:
+                readers.setdefault(v, []).append(e)
+    fixed = [i for i in range(n_carry) if carry_out[i] is carry_v[i]]
+    accum = {}  # carry index -> the per-step value it adds up (one that is stacked anyway)
+    for i in range(n_carry):
+        e = prod.get(carry_out[i])
+        if i in fixed or e is None or e.primitive.name != "add" or \
+                readers.get(carry_v[i]) != [e] or carry_v[i] in j.outvars or \
+                carry_out[i] in readers or carry_out[i] in ys_out:
+            continue
+        a, b = e.invars
+        v = b if a is carry_v[i] else a if b is carry_v[i] else None
+        if v is not None and type(v) is not Literal and v in ys_out and \
+                v.aval.shape == carry_v[i].aval.shape and v.aval.dtype == carry_v[i].aval.dtype:
+            accum[i] = v
+    moving = [i for i in range(n_carry) if i not in fixed and i not in accum]
+    consts_v = consts_v + [carry_v[i] for i in fixed]  # pass-through carries are constants
+
+    # Classify: on the carry / on the xs only / on neither (constant across steps).
+    on_carry, on_xs = {carry_v[i] for i in moving} | {carry_v[i] for i in accum}, set(xs_v)
+    kind = {}
+    for e in j.eqns:
+        ins = [v for v in e.invars if type(v) is not Literal]
+        if any(v in on_carry for v in ins):
+            on_carry.update(e.outvars)
+            kind[e] = "carry"
+        elif any(v in on_xs for v in ins):
+            on_xs.update(e.outvars)
+            kind[e] = "xs"
+        else:
+            kind[e] = "const"
+    # The loop keeps what the next carry needs.
+    need = {v for i in moving for v in [carry_out[i]] if type(v) is not Literal}
+    in_loop = set()
+    for e in reversed(j.eqns):
+        if kind[e] == "carry" and any(v in need for v in e.outvars):
+            in_loop.add(e)
+            need.update(v for v in e.invars if type(v) is not Literal)
+
+    # Where each stacked output comes from; what post computes and what it reads.
+    ys_all = list(ys_out) + [accum[i] for i in sorted(accum)]
+    loop_ys, pre_out = [], []  # vars the loop stacks; xs-only vars pre computes
+
+    def from_loop(v):
+        if v not in loop_ys:
+            loop_ys.append(v)
+        return ("y", loop_ys.index(v))
+
+    def from_pre(v):
+        if v not in pre_out:
+            pre_out.append(v)
+        return ("x", len(xs_v) + pre_out.index(v))
+
+    post_out, post_eqns, post_in = [], set(), []  # post_in: (var, source)
+    boundary = {}
+
+    def source_outside(v):
+        """A per-step value read by post, stacked by someone else."""
+        if v in xs_v:
+            return ("x", xs_v.index(v))
+        if v in on_xs and v not in carry_v:
+            return from_pre(v)
+        return from_loop(v)
+
+    ys_src = []
+    for v in ys_all:
+        e = prod.get(v) if type(v) is not Literal else None
+        if type(v) is Literal or v in consts_v or (e is not None and kind[e] == "const"):
+            ys_src.append(from_loop(v))
+        elif v in xs_v:
+            ys_src.append(("x", xs_v.index(v)))
+        elif e is not None and kind[e] == "xs":
+            ys_src.append(from_pre(v))
+        elif e is None or e in in_loop:  # an old carry value, or computed for the carry
+            ys_src.append(from_loop(v))
+        else:  # on the carry but not needed by it: after the loop
+            if v not in post_out:
+                post_out.append(v)
+            ys_src.append(("post", post_out.index(v)))
+    # Post's equations: back from its outputs, stopping at values stacked elsewhere.
+    want = list(post_out)
+    while want:
+        v = want.pop()
+        if type(v) is Literal or v in boundary or v in consts_v:
+            continue
+        e = prod.get(v)
+        if e is not None and e not in in_loop and kind[e] in ("carry", "const"):
+            if e not in post_eqns:
+                post_eqns.add(e)
+                want.extend(e.invars)
+        else:
+            boundary[v] = source_outside(v)
+            post_in.append(v)
+    # Pre also computes what the loop reads from the xs-only part.
+    body_eqns = [e for e in j.eqns if e in in_loop or kind[e] == "const"]
+    body_reads = [v for e in body_eqns if e in in_loop for v in e.invars] + loop_ys + \
+        [carry_out[i] for i in moving]
+    for v in body_reads:
+        if type(v) is not Literal and v in on_xs and v not in xs_v and v not in carry_v:
+            from_pre(v)
+    if not fixed and not accum and not pre_out and not post_out and \
+            all(s[0] != "x" for s in ys_src):
+        return None
+    outvars = [carry_out[i] for i in moving] + loop_ys
+    body_eqns = _live(body_eqns, outvars)
+    body = ClosedJaxpr(Jaxpr(j.constvars, consts_v + [carry_v[i] for i in moving] + xs_v +
+                             pre_out, body_eqns, outvars),
+                       jaxpr.consts)
+    pre = ClosedJaxpr(Jaxpr(j.constvars, consts_v + xs_v,
+                            _live([e for e in j.eqns if kind[e] != "carry"], pre_out), pre_out),
+                      jaxpr.consts) if pre_out else None
+    post = ClosedJaxpr(Jaxpr(j.constvars, consts_v + post_in,
+                             [e for e in j.eqns if e in post_eqns], post_out),
+                       jaxpr.consts) if post_out else None
+    return Plan(fixed=fixed, accum=sorted(accum), moving=moving, body=body, pre=pre, post=post,
+                post_src=[boundary[v] for v in post_in], ys_src=ys_src, n_ys=len(ys_out))
+
+
+def _live(eqns, outs):
     """The equations needed to compute `outs`, in order."""
     live = {v for v in outs if type(v) is not Literal}
     keep = []
@@ -27,76 +181,41 @@ def _live_eqns(eqns, outs):
     return keep
 
 
-def hoist_split(jaxpr: ClosedJaxpr, n_consts: int, n_carry: int):
-    """(pre, body, kept_xs, fixed) or None when there is nothing to move out of the loop.
-    `fixed` lists the carries the body passes through unchanged (e.g. the zero cotangent
-    accumulators of a transposed scan once their updates are hoisted): they become
-    constants. `pre` (None if nothing is hoisted) maps (consts, x slices) to the hoisted
-    values of one step; `body` maps (consts, fixed carries, other carries, kept x slices,
-    hoisted values) to the outputs without the fixed carries. Cached on the jaxpr."""
-    key = ("hoist", n_consts, n_carry)
-    if key in jaxpr.cache:
-        return jaxpr.cache[key]
-    j = jaxpr.jaxpr
-    consts_v = j.invars[:n_consts]
-    carry_v = j.invars[n_consts:n_consts + n_carry]
-    xs_v = j.invars[n_consts + n_carry:]
-    fixed = [i for i in range(n_carry) if j.outvars[i] is carry_v[i]]
-    moving = [i for i in range(n_carry) if i not in fixed]
-    on_carry, on_xs = {carry_v[i] for i in moving}, set(xs_v)
-    varying, in_loop = [], []  # equations on the carry; those and the ones on neither
-    for e in j.eqns:
-        ins = [v for v in e.invars if type(v) is not Literal]
-        if any(v in on_carry for v in ins):
-            on_carry.update(e.outvars)
-            varying.append(e)
-            in_loop.append(e)
-        elif any(v in on_xs for v in ins):
-            on_xs.update(e.outvars)
-        else:  # constant across steps and cheap to keep: stays (and is copied into pre)
-            in_loop.append(e)
-    # Values computed from the xs (not the carry) that the loop still reads.
-    read = [v for e in varying for v in e.invars] + list(j.outvars)
-    hoisted, seen = [], set(xs_v)
-    for v in read:
-        if type(v) is not Literal and v in on_xs and v not in seen:
-            seen.add(v)
-            hoisted.append(v)
-    if not hoisted and not fixed:
-        jaxpr.cache[key] = None
-        return None
-    pre = ClosedJaxpr(Jaxpr(j.constvars, consts_v + xs_v, _live_eqns(j.eqns, hoisted), hoisted),
-                      jaxpr.consts) if hoisted else None
-    outvars = [j.outvars[i] for i in moving] + j.outvars[n_carry:]
-    body_eqns = _live_eqns(in_loop if hoisted else j.eqns, outvars)
-    used = {v for e in body_eqns for v in e.invars} | set(outvars)
-    kept = [i for i, v in enumerate(xs_v) if v in used or not hoisted]
-    invars = consts_v + [carry_v[i] for i in fixed] + [carry_v[i] for i in moving] + \
-        [xs_v[i] for i in kept] + hoisted
-    body = ClosedJaxpr(Jaxpr(j.constvars, invars, body_eqns, outvars), jaxpr.consts)
-    jaxpr.cache[key] = hit = (pre, body, kept, fixed)
-    return hit
-
-
 def bind_scan(consts, init, xs, jaxpr, length, reverse):
-    """scan_p.bind, with the carry-independent part of the body hoisted out of the loop."""
+    """scan_p.bind, with the body split into (pre, loop, post) by its Plan."""
     from .loops import scan_p
-    split = hoist_split(jaxpr, len(consts), len(init)) if length > 0 else None
-    if split is None:
+    plan = plan_scan(jaxpr, len(consts), len(init)) if length > 0 else None
+    if plan is None:
         return scan_p.bind(*consts, *init, *xs, jaxpr=jaxpr, n_consts=len(consts),
                            n_carry=len(init), length=length, reverse=reverse)
-    pre, body, kept, fixed = split
-    if pre is not None:
-        from ..api import vmap
-        from .cond import call
-        in_axes = (None,) * len(consts) + (0,) * len(xs)
-        stacked = vmap(call(pre), in_axes=in_axes, axis_size=length)(*consts, *xs)
-        xs = [xs[i] for i in kept] + list(stacked)
-    fixed_init = [init[i] for i in fixed]
-    moving = [c for i, c in enumerate(init) if i not in fixed]
-    outs = scan_p.bind(*consts, *fixed_init, *moving, *xs, jaxpr=body,
-                       n_consts=len(consts) + len(fixed), n_carry=len(moving), length=length,
-                       reverse=reverse)
-    it = iter(outs)
-    carry = [init[i] if i in fixed else next(it) for i in range(len(init))]
-    return carry + list(it)
+    from .. import lax
+    from ..api import vmap
+    from .cond import call
+
+    consts = list(consts) + [init[i] for i in plan.fixed]  # pass-through carries
+
+    def batched(closed, stacked):
+        in_axes = (None,) * len(consts) + (0,) * len(stacked)
+        return vmap(call(closed), in_axes=in_axes, axis_size=length)(*consts, *stacked)
+    xs = list(xs) + (list(batched(plan.pre, xs)) if plan.pre is not None else [])
+    outs = scan_p.bind(*consts, *[init[i] for i in plan.moving], *xs,
+                       jaxpr=plan.body, n_consts=len(consts),
+                       n_carry=len(plan.moving), length=length, reverse=reverse)
+    carry, loop_ys = outs[:len(plan.moving)], outs[len(plan.moving):]
+
+    def stack(src):
+        return xs[src[1]] if src[0] == "x" else loop_ys[src[1]]
+    post = batched(plan.post, [stack(s) for s in plan.post_src]) \
+        if plan.post is not None else []
+    ys = [post[k] if kind == "post" else stack((kind, k)) for kind, k in plan.ys_src]
+    it = iter(carry)
+    out_carry = []
+    for i, c in enumerate(init):
+        if i in plan.fixed:
+            out_carry.append(c)
+        elif i in plan.accum:
+            total = lax.reduce_sum(ys[plan.n_ys + plan.accum.index(i)], (0,))
+            out_carry.append(lax.add(c, total))
+        else:
+            out_carry.append(next(it))
+    return out_carry + ys[:plan.n_ys]
