@@ -59,6 +59,7 @@ class ShapedArray:
 
 
 _PY_SCALARS = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+_PY_AVALS = {t: ShapedArray((), d, weak=t) for t, d in _PY_SCALARS.items()}  # shared: immutable
 
 
 def _shaped(shape, dtype):
@@ -77,8 +78,8 @@ def get_aval(x) -> ShapedArray:
         return x.aval
     if isinstance(x, np.generic):
         return _shaped(x.shape, x.dtype)
-    if t in _PY_SCALARS:
-        return ShapedArray((), _PY_SCALARS[t], weak=t)
+    if t in _PY_AVALS:
+        return _PY_AVALS[t]
     arr = np.asarray(x)
     if arr.dtype == object:
         raise FxadTypeError(f"fxad cannot use a value of type {type(x).__name__}: it is not an "

@@ -27,8 +27,11 @@ def probe_dtype(prim, avals, params):
 
 
 def elementwise_shape(prim):
-    """Shape rule of an elementwise primitive: NumPy broadcasting, probed dtype."""
-    def rule(*avals, **params):
+    """Shape rule of an elementwise primitive: NumPy broadcasting, probed dtype. Results are
+    memoized by operand types (avals are never mutated, so they can be shared)."""
+    memo = {}
+
+    def compute(avals, params):
         shape = avals[0].shape
         if all(a.shape == shape or not a.shape for a in avals):  # common: no broadcasting
             shape = max((a.shape for a in avals), key=len)
@@ -40,6 +43,20 @@ def elementwise_shape(prim):
             raise FxadValueError(f"{prim.name}: shapes {[a.shape for a in avals]} do not "
                                  "broadcast together") from None
         return ShapedArray(shape, probe_dtype(prim, avals, params))
+
+    def rule(*avals, **params):
+        key = tuple([(a.shape, a.dtype, a.weak) for a in avals])
+        if params:
+            key = (key, tuple(sorted(params.items())))
+        try:
+            out = memo.get(key)
+        except TypeError:  # an unhashable parameter: not memoized
+            return compute(avals, params)
+        if out is None:
+            out = compute(avals, params)
+            if len(memo) < 4096:  # bounded: shapes seen by one program are few
+                memo[key] = out
+        return out
     prim.def_abstract_eval(rule)
 
 
