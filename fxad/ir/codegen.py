@@ -27,6 +27,30 @@ _NP_BINARY = {"max": "maximum", "min": "minimum", "pow": "power", "arctan2": "ar
               "gt": "greater", "ge": "greater_equal", "select": "where"}
 
 
+# Elementwise primitives that can write into an existing array (`out=`), and the primitives
+# whose results are new arrays (not views of their inputs), which may therefore be overwritten
+# once dead.
+_UFUNC = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "true_divide",
+          **{k: v for k, v in _NP_UNARY.items() if k != "stop_gradient"},
+          **{k: v for k, v in _NP_BINARY.items() if k != "select"}}
+_FRESH = set(_UFUNC) | {"select", "dot_general", "reduce_sum", "logistic"}
+
+
+def _reusable_input(e, i, last, keep, fresh):
+    """An input of equation i whose buffer can take the result: it dies here, it is a fresh
+    array, and it has the result's shape and dtype (so NumPy computes in place, no cast)."""
+    if e.primitive.name not in _UFUNC or len(e.outvars) != 1:
+        return None
+    out = e.outvars[0].aval
+    if not out.shape:
+        return None
+    for v in e.invars:
+        if type(v) is not Literal and v in fresh and last.get(v) == i and v not in keep and \
+                v.aval.shape == out.shape and v.aval.dtype == out.dtype:
+            return v
+    return None
+
+
 def _literal(v):
     """Source text for a literal; non-finite values are spelled with names in the source's
     namespace (`nan` and `inf` are not Python literals)."""
@@ -61,13 +85,37 @@ class Compiled:
 
 
 def _eqn_lines(jaxpr, namer, ns, counts, indent):
-    """One line of source per equation."""
+    """One line of source per equation. Intermediates are deleted after their last use, so
+    their memory is reused by the next allocation of the same size instead of fresh pages
+    being mapped (and faulted in) on every call; that matters for large temporaries."""
+    last = {}
+    for i, e in enumerate(jaxpr.eqns):
+        for v in e.invars:
+            if type(v) is not Literal:
+                last[v] = i
+    keep = set(jaxpr.outvars) | set(jaxpr.invars) | set(jaxpr.constvars)
+    dead = {}
+    for v, i in last.items():
+        if v not in keep:
+            dead.setdefault(i, []).append(v)
     lines = []
-    for e in jaxpr.eqns:
+    fresh = set()  # arrays this program allocated and nothing else references
+    for i, e in enumerate(jaxpr.eqns):
         args = [_literal(v) if type(v) is Literal else namer(v) for v in e.invars]
         outs = ", ".join(namer(v) for v in e.outvars)
         comma = "," if len(e.outvars) == 1 and e.primitive.multiple_results else ""
-        lines.append(f"{indent}{outs}{comma} = {_expr(e, args, ns, counts)}")
+        reuse = _reusable_input(e, i, last, keep, fresh)
+        if reuse is not None:  # write the result over an input that dies here
+            ufunc = _UFUNC[e.primitive.name]
+            lines.append(f"{indent}{outs} = _np.{ufunc}({', '.join(args)}, out={namer(reuse)})")
+        else:
+            lines.append(f"{indent}{outs}{comma} = {_expr(e, args, ns, counts)}")
+        if e.primitive.name in _FRESH and len(e.outvars) == 1 and e.outvars[0].aval.shape:
+            fresh.add(e.outvars[0])
+        elif e.primitive.name not in _FRESH:  # its result may be a view of (or be) an input
+            fresh.difference_update(e.invars)
+        if i in dead:
+            lines.append(f"{indent}del {', '.join(namer(v) for v in dead[i])}")
     return lines
 
 
