@@ -64,23 +64,55 @@ def vdot(a, b):
     return lax.dot_general(ravel(a), ravel(b), (((0,), (0,)), ((), ())))
 
 
-def _parse_einsum(spec, n):
+def _parse_einsum(spec, operands):
+    """(operand subscripts, output subscripts), with '...' spelled out in letters that the
+    spec does not use (right-aligned, as NumPy broadcasts them)."""
     spec = spec.replace(" ", "")
-    if "." in spec:
-        raise FxadValueError("einsum: '...' (ellipsis) subscripts are not supported yet; "
-                             "write the axes out explicitly")
-    ins, _, out = spec.partition("->")
+    ins, arrow, out = spec.partition("->")
     ins = ins.split(",")
-    if len(ins) != n:
-        raise FxadValueError(f"einsum: {len(ins)} operand subscripts for {n} operands")
-    if not _:
+    if len(ins) != len(operands):
+        raise FxadValueError(f"einsum: {len(ins)} operand subscripts for {len(operands)} "
+                             "operands")
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in spec]
+    n_ell = max([ndim(x) - len(s.replace("...", "")) for s, x in zip(ins, operands)
+                 if "..." in s], default=0)
+    ell = "".join(spare[:n_ell])
+    ins = [s.replace("...", ell[n_ell - (ndim(x) - len(s.replace("...", ""))):])
+           for s, x in zip(ins, operands)]
+    if not arrow:  # NumPy's implicit output: broadcast axes, then letters used once, sorted
         counts = {c: sum(s.count(c) for s in ins) for c in set("".join(ins))}
-        out = "".join(sorted(c for c, k in counts.items() if k == 1))
-    for s in ins:
-        if len(set(s)) != len(s):
-            raise FxadValueError(f"einsum: repeated subscripts within one operand ('{s}', a "
-                                 "diagonal) are not supported yet; use fxad.numpy.diagonal")
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
     return ins, out
+
+
+def _take_diagonals(x, idx):
+    """Repeated letters within one operand ('ii') select its diagonal."""
+    from .manipulation import diagonal
+    while len(set(idx)) != len(idx):
+        c = next(c for c in idx if idx.count(c) > 1)
+        p = idx.index(c)
+        q = idx.index(c, p + 1)
+        x = diagonal(x, 0, p, q)  # the diagonal becomes the last axis
+        idx = "".join(ch for i, ch in enumerate(idx) if i not in (p, q)) + c
+    return x, idx
+
+
+def _broadcast_letters(operands, ins):
+    """Size-1 axes broadcast against the same letter's size elsewhere (NumPy semantics)."""
+    sizes = {}
+    for x, s in zip(operands, ins):
+        for c, n in zip(s, shape(x)):
+            if n != 1:
+                if sizes.get(c, n) != n:
+                    raise FxadValueError(f"einsum: subscript '{c}' has sizes {sizes[c]} and {n}")
+                sizes[c] = n
+    out = []
+    for x, s in zip(operands, ins):
+        want = tuple(sizes.get(c, 1) for c in s)
+        out.append(x if shape(x) == want else lax.broadcast_to(x, want))
+    return out
 
 
 def _sum_out(x, idx, keep):
@@ -107,7 +139,10 @@ def _einsum_pair(a, ai, b, bi, keep):
 
 def einsum(subscripts, *operands):
     """Einstein summation, contracted pairwise left to right with dot_general."""
-    ins, out = _parse_einsum(subscripts, len(operands))
+    ins, out = _parse_einsum(subscripts, operands)
+    pairs = [_take_diagonals(x, s) for x, s in zip(operands, ins)]
+    ins = [s for _, s in pairs]
+    operands = _broadcast_letters([x for x, _ in pairs], ins)
     cur, idx = operands[0], ins[0]
     for k in range(1, len(operands)):
         keep = set(out).union(*ins[k + 1:])

@@ -27,6 +27,10 @@ TABLE = [
     ("einsum-3ops", lambda a, b, c: fnp.einsum("ij,jk,k->i", a, b, c), [(2, 3), (3, 4), (4,)]),
     ("einsum-implicit-sumout", lambda a, b: fnp.einsum("ij,k", a, b), [(2, 3), (2,)]),
     ("einsum-unary", lambda a: fnp.einsum("ijk->ki", a), [(2, 3, 2)]),
+    ("einsum-ellipsis", lambda a, b: fnp.einsum("...ij,...jk->...ik", a, b), [(2, 2, 3), (2, 3, 2)]),
+    ("einsum-ellipsis-bcast", lambda a, b: fnp.einsum("...i,...i", a, b), [(1, 3), (2, 3)]),
+    ("einsum-diagonal", lambda a: fnp.einsum("iij->ji", a), [(3, 3, 2)]),
+    ("einsum-trace", lambda a: fnp.einsum("ii", a), [(3, 3)]),
 ]
 
 
@@ -86,3 +90,23 @@ def test_batched_dot_general_without_contraction(dn, ls, rs, spec):
     np.testing.assert_allclose(fxad.jit(lambda a, b: lax.dot_general(a, b, dn))(a, b), want,
                                rtol=1e-13)
     run_row(lambda a, b: lax.dot_general(a, b, dn), [ls, rs], floats(-2, 2))
+
+
+@pytest.mark.parametrize("spec,shapes", [
+    ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]), ("ij...,j...->i...", [(3, 4, 2), (4, 2)]),
+    ("ii->i", [(3, 3)]), ("ii", [(3, 3)]), ("...ii->...i", [(2, 3, 3)]), ("iij->j", [(3, 3, 2)]),
+    ("...i,...i", [(1, 3), (4, 3)]), ("...", [(2, 3)]), ("i...->...", [(3, 2, 2)]),
+    ("bij,bjk", [(2, 3, 4), (2, 4, 5)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+])
+def test_einsum_matches_numpy(spec, shapes):
+    rng = np.random.default_rng(2)
+    args = [rng.normal(size=s) for s in shapes]
+    want = np.einsum(spec, *args)
+    got = fnp.einsum(spec, *args)
+    assert np.shape(got) == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
+
+
+def test_einsum_mismatched_sizes_raise():
+    with pytest.raises(ValueError, match="subscript 'i' has sizes 3 and 4"):
+        fnp.einsum("i,i", np.ones(3), np.ones(4))
