@@ -281,7 +281,7 @@ class Tracer:
 
     def _scalar(self, conv, name):
         self._check_alive(name)
-        if is_float(self.dtype):
+        if is_float(self.dtype) and self._trace.kind == "jvp":
             raise ConcretizationError(
                 f"{name}() of a traced value under '{self._trace.name}' would drop its "
                 f"derivative ({self.aval.str_short()}). Keep it an array (fxad.numpy ops work "

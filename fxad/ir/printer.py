@@ -48,8 +48,9 @@ def pp_eqn(eqn, namer, indent="    "):
     outs = " ".join(f"{namer(v)}:{v.aval.str_short()}" for v in eqn.outvars)
     params = ""
     if eqn.params:
+        # Functions (a custom rule's fwd/bwd) are left out: `name` says whose they are.
         params = "[" + " ".join(f"{k}={_pp_param(v)}" for k, v in sorted(eqn.params.items())
-                                if not _is_subjaxpr(v)) + "]"
+                                if not _is_subjaxpr(v) and not callable(v)) + "]"
         if params == "[]":
             params = ""
     args = " ".join(namer(v) for v in eqn.invars)

@@ -128,28 +128,42 @@ class _IndexUpdateRef:
 
 # --- NumPy's protocols ------------------------------------------------------------------------
 
-def _namespace():
+_DOC = "see notes/06_numpy_dispatch.md for what NumPy dispatch covers"
+
+
+def _counterpart_module(module_name):
+    """fxad's module for a NumPy module, by the function's own module: np.linalg.trace must
+    not be taken for np.trace (same name, different axes)."""
     from .. import numpy as fnp
-    return fnp
+    return {"numpy": fnp, "numpy.linalg": fnp.linalg}.get(module_name)
 
 
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    fn = getattr(_namespace(), ufunc.__name__, None)
+    import scipy.special
+    name = ufunc.__name__
+    if getattr(np, name, None) is ufunc:
+        fn, where = getattr(_counterpart_module("numpy"), name, None), f"numpy.{name}"
+    elif getattr(scipy.special, name, None) is ufunc:
+        from ..scipy import special
+        fn, where = getattr(special, name, None), f"scipy.special.{name}"
+    else:
+        fn, where = None, name
     if method != "__call__" or kwargs or fn is None:
         raise FxadTypeError(
-            f"fxad cannot apply numpy.{ufunc.__name__}"
-            f"{'.' + method if method != '__call__' else ''}"
+            f"fxad cannot apply {where}{'.' + method if method != '__call__' else ''}"
             f"{' with ' + ', '.join(kwargs) if kwargs else ''} to a traced value; use "
-            "fxad.numpy (see notes/numpy_dispatch.md for what NumPy dispatch covers)")
+            f"fxad.numpy / fxad.scipy ({_DOC})")
     return fn(*inputs)
 
 
 def _array_function(self, func, types, args, kwargs):
-    fn = getattr(_namespace(), func.__name__, None)
+    module = getattr(func, "__module__", None) or "numpy"
+    ns = _counterpart_module(module)
+    fn = getattr(ns, func.__name__, None) if ns is not None else None
     if fn is None or fn is func:
-        raise FxadTypeError(f"fxad has no differentiable version of numpy.{func.__name__} for "
-                            "traced values yet; use fxad.numpy or compute it outside the "
-                            "transformation")
+        raise FxadTypeError(f"fxad has no differentiable version of {module}.{func.__name__} "
+                            "for traced values; use fxad.numpy or compute it outside the "
+                            f"transformation ({_DOC})")
     return fn(*args, **kwargs)
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from ..core import Primitive, ShapedArray
 from ..interpreters.batching import defbatch_unary_axes
 from ..interpreters.jvp import Zero, jvp_flat
-from .helpers import defjvp_zero, deflinear, dtype_of, probe_dtype, shape_of
+from .helpers import defjvp_zero, deflinear, dtype_of, norm_axes, probe_dtype, shape_of
 from .. import lax
 
 
@@ -22,7 +22,7 @@ def _cumulative(name, impl):
 cumsum_p = _cumulative("cumsum", np.cumsum)
 # Transpose of a running sum: a running sum from the other end.
 deflinear(cumsum_p, lambda ct, x, axis: [lax.flip(cumsum(lax.flip(ct, (axis,)), axis), (axis,))])
-def cumsum(x, axis): return cumsum_p.bind(x, axis=int(axis))
+def cumsum(x, axis): return cumsum_p.bind(x, axis=norm_axes(x, (axis,), 'cumsum')[0])
 
 
 def _cumprod_by_doubling(x, axis):
@@ -51,7 +51,7 @@ def _cumprod_jvp(primals, tangents, axis):
 
 cumprod_p = _cumulative("cumprod", np.cumprod)
 cumprod_p.jvp = _cumprod_jvp
-def cumprod(x, axis): return cumprod_p.bind(x, axis=int(axis))
+def cumprod(x, axis): return cumprod_p.bind(x, axis=norm_axes(x, (axis,), 'cumprod')[0])
 
 
 argsort_p = Primitive("argsort")  # stable, so ties keep their order as in NumPy
@@ -59,4 +59,4 @@ argsort_p.def_impl(lambda x, axis: np.argsort(x, axis=axis, kind="stable"))
 argsort_p.def_abstract_eval(lambda x, axis: ShapedArray(x.shape, np.intp))
 defjvp_zero(argsort_p)
 defbatch_unary_axes(argsort_p, "axis")
-def argsort(x, axis): return argsort_p.bind(x, axis=int(axis))
+def argsort(x, axis): return argsort_p.bind(x, axis=norm_axes(x, (axis,), 'argsort')[0])

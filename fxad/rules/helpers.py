@@ -68,6 +68,20 @@ def shape_of(x):
     return get_aval(x).shape
 
 
+def norm_axes(x, axes, name):
+    """Axes as non-negative ints (negative ones count from the end), checked against x's
+    rank: rules and batching shift axes, so parameters never hold negative values."""
+    axes = tuple(int(a) for a in axes)
+    nd = len(shape_of(x))
+    if all(0 <= a < nd for a in axes):
+        return axes
+    bad = [a for a in axes if not -nd <= a < nd]
+    if bad:
+        from ..errors import FxadValueError
+        raise FxadValueError(f"{name}: axis {bad[0]} is out of range for an array of rank {nd}")
+    return tuple(a % nd for a in axes)
+
+
 # --- JVP helpers ---------------------------------------------------------------------------
 
 def fit(t, like):

@@ -7,7 +7,7 @@ import numpy as np
 from ..core import Primitive, ShapedArray
 from ..interpreters.batching import defbatch_unary_axes
 from ..interpreters.jvp import Zero
-from .helpers import defjvp_zero, deflinear, probe_dtype, shape_of
+from .helpers import defjvp_zero, deflinear, norm_axes, probe_dtype, shape_of
 from .. import lax
 
 
@@ -38,7 +38,7 @@ reduce_sum_p = reduction("reduce_sum", lambda x, axes, keepdims: np.sum(x, axes,
 deflinear(reduce_sum_p, lambda ct, x, axes, keepdims: [
     lax.broadcast_to(expand_reduced(ct, x.aval.shape, axes, keepdims), x.aval.shape)])
 def reduce_sum(x, axes, keepdims=False):
-    return reduce_sum_p.bind(x, axes=tuple(axes), keepdims=keepdims)
+    return reduce_sum_p.bind(x, axes=norm_axes(x, axes, 'reduce_sum'), keepdims=keepdims)
 
 
 def _extremum_jvp(prim):
@@ -58,13 +58,13 @@ def _extremum_jvp(prim):
 reduce_max_p = reduction("reduce_max", lambda x, axes, keepdims: np.max(x, axes, keepdims=keepdims))
 _extremum_jvp(reduce_max_p)
 def reduce_max(x, axes, keepdims=False):
-    return reduce_max_p.bind(x, axes=tuple(axes), keepdims=keepdims)
+    return reduce_max_p.bind(x, axes=norm_axes(x, axes, 'reduce_max'), keepdims=keepdims)
 
 
 reduce_min_p = reduction("reduce_min", lambda x, axes, keepdims: np.min(x, axes, keepdims=keepdims))
 _extremum_jvp(reduce_min_p)
 def reduce_min(x, axes, keepdims=False):
-    return reduce_min_p.bind(x, axes=tuple(axes), keepdims=keepdims)
+    return reduce_min_p.bind(x, axes=norm_axes(x, axes, 'reduce_min'), keepdims=keepdims)
 
 
 def _prod_by_halving(x):
@@ -102,7 +102,7 @@ def _reduce_prod_jvp(primals, tangents, axes, keepdims):
 reduce_prod_p = reduction("reduce_prod", lambda x, axes, keepdims: np.prod(x, axes, keepdims=keepdims))
 reduce_prod_p.jvp = _reduce_prod_jvp
 def reduce_prod(x, axes, keepdims=False):
-    return reduce_prod_p.bind(x, axes=tuple(axes), keepdims=keepdims)
+    return reduce_prod_p.bind(x, axes=norm_axes(x, axes, 'reduce_prod'), keepdims=keepdims)
 
 
 def _arg_reduction(name, impl):
@@ -116,9 +116,11 @@ def _arg_reduction(name, impl):
 
 
 argmax_p = _arg_reduction("argmax", np.argmax)
-def argmax(x, axis, keepdims=False): return argmax_p.bind(x, axis=int(axis), keepdims=keepdims)
+def argmax(x, axis, keepdims=False):
+    return argmax_p.bind(x, axis=norm_axes(x, (axis,), 'argmax')[0], keepdims=keepdims)
 
 
 argmin_p = _arg_reduction("argmin", np.argmin)
-def argmin(x, axis, keepdims=False): return argmin_p.bind(x, axis=int(axis), keepdims=keepdims)
+def argmin(x, axis, keepdims=False):
+    return argmin_p.bind(x, axis=norm_axes(x, (axis,), 'argmin')[0], keepdims=keepdims)
 

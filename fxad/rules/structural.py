@@ -8,7 +8,7 @@ from ..errors import FxadValueError
 from ..interpreters.batching import (bdim_to_front, batch_size, broadcast_batched,
                                      defbatch_unary_axes)
 from ..interpreters.transpose import is_undefined
-from .helpers import deflinear, shape_of, unbroadcast
+from .helpers import deflinear, norm_axes, shape_of, unbroadcast
 from .. import lax
 
 
@@ -41,7 +41,7 @@ deflinear(transpose_p, lambda ct, x, perm: [transpose(ct, tuple(np.argsort(perm)
 transpose_p.batch = lambda vals, dims, perm: (
     transpose(bdim_to_front(vals[0], dims[0]), (0,) + tuple(p + 1 for p in perm)), 0)
 def transpose(x, perm):
-    perm = tuple(int(p) for p in perm)
+    perm = norm_axes(x, perm, "transpose")
     if perm == tuple(range(len(perm))):
         return x
     return transpose_p.bind(x, perm=perm)
@@ -103,7 +103,7 @@ def _concatenate_batch(vals, dims, axis):
     return concatenate([broadcast_batched(v, d, n) for v, d in zip(vals, dims)], axis + 1), 0
 concatenate_p.batch = _concatenate_batch
 def concatenate(xs, axis):
-    return concatenate_p.bind(*xs, axis=int(axis))
+    return concatenate_p.bind(*xs, axis=norm_axes(xs[0], (axis,), "concatenate")[0])
 
 
 flip_p = Primitive("flip")
@@ -112,4 +112,4 @@ flip_p.def_abstract_eval(lambda x, axes: ShapedArray(x.shape, x.dtype))
 deflinear(flip_p, lambda ct, x, axes: [flip(ct, axes)])
 defbatch_unary_axes(flip_p)
 def flip(x, axes):
-    return flip_p.bind(x, axes=tuple(axes))
+    return flip_p.bind(x, axes=norm_axes(x, axes, "flip"))
