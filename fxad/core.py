@@ -89,7 +89,7 @@ def get_aval(x) -> ShapedArray:
 
 def is_float(dtype) -> bool:
     """Can values of this dtype carry derivatives?"""
-    return np.issubdtype(dtype, np.inexact)
+    return (dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)).kind in "fc"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -301,8 +301,10 @@ class Tracer:
         raise TracerArrayConversionError(
             f"NumPy tried to convert a traced value ({self.aval.str_short()}, under "
             f"'{self._trace.name}') into a plain array, which would lose the trace. Use "
-            "fxad.numpy (or NumPy functions fxad dispatches) on traced values; if you really "
-            "want the number, compute it outside the transformation.")
+            "fxad.numpy (or NumPy functions fxad dispatches) on traced values; to index a "
+            "NumPy array with a traced index use fxad.numpy.take(a, i, axis) or "
+            "fxad.lax.getitem(a, i); if you really want the number, compute it outside the "
+            "transformation.")
 
     def __repr__(self):
         return f"{type(self).__name__}<{self._trace.name}>({self.aval.str_short()})"

@@ -881,3 +881,16 @@ def test_vmap_of_jacrev_and_hessian():
     np.testing.assert_allclose(J2, J, rtol=1e-10, atol=1e-12)
     H = fxad.vmap(fxad.hessian(lambda x: fnp.sum(x ** 3)))(X)
     np.testing.assert_allclose(H, np.stack([np.diag(6 * x) for x in X]), rtol=1e-12)
+
+
+def test_numpy_array_indexed_by_traced_indices_through_take():
+    """take/take_along_axis accept a plain NumPy array with traced (batched) indices."""
+    a = np.arange(12.0).reshape(3, 4)
+    idx = np.array([0, 2, 1])
+    got = fxad.vmap(lambda i: fnp.take(a, i, axis=1))(idx)
+    np.testing.assert_array_equal(got, np.stack([a[:, i] for i in idx]))
+    got = fxad.vmap(lambda i: fnp.take(a, i))(idx)
+    np.testing.assert_array_equal(got, a.ravel()[idx])
+    ii = np.array([[[1], [0], [3]], [[2], [2], [0]]])
+    got = fxad.vmap(lambda i: fnp.take_along_axis(a, i, 1))(ii)
+    np.testing.assert_array_equal(got, np.stack([np.take_along_axis(a, i, 1) for i in ii]))

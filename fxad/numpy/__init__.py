@@ -16,7 +16,7 @@ from .manipulation import (  # noqa: F401
     take, take_along_axis, tile, trace, transpose, tril, triu, vstack)
 from .products import cross, dot, einsum, inner, kron, matmul, outer, tensordot, vdot  # noqa: F401
 from .creation import (  # noqa: F401
-    arange, array, asarray, empty, eye, full, full_like, identity, linspace, ones, ones_like,
+    arange, array, asarray, copy, empty, eye, full, full_like, identity, linspace, ones, ones_like,
     zeros, zeros_like)
 from . import methods as _methods  # noqa: F401  (operators and NumPy protocols on Tracer)
 from . import linalg  # noqa: F401

@@ -71,6 +71,13 @@ def array(obj, dtype=None, copy=True):
     return np.array(obj, dtype=dtype, copy=copy)
 
 
+def copy(a):
+    """np.copy. A traced value is immutable (updates go through .at[]), so its copy is itself."""
+    if isinstance(a, Tracer) or _has_tracer(a):
+        return asarray(a)
+    return np.copy(a)
+
+
 def asarray(obj, dtype=None):
     if isinstance(obj, Tracer):
         return obj if dtype is None else lax.convert_element_type(obj, dtype)

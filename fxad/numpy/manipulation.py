@@ -263,9 +263,11 @@ def triu(m, k=0):
 
 
 def take(a, indices, axis=None):
+    # getitem, not a[...]: `a` may be a NumPy array indexed by traced indices
+    from ..rules.indexing import getitem
     if axis is None:
-        return ravel(a)[indices]
-    return a[(slice(None),) * (axis % ndim(a)) + (indices,)]
+        return getitem(ravel(a), indices)
+    return getitem(a, (slice(None),) * (axis % ndim(a)) + (indices,))
 
 
 def take_along_axis(arr, indices, axis):
@@ -278,7 +280,8 @@ def take_along_axis(arr, indices, axis):
         else:  # an arange that broadcasts along every other axis
             idx.append(np.arange(s[i]).reshape(tuple(-1 if j == i else 1
                                                      for j in range(ndim(arr)))))
-    return arr[tuple(idx)]
+    from ..rules.indexing import getitem
+    return getitem(arr, tuple(idx))
 
 
 def argsort(a, axis=-1):

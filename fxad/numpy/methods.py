@@ -55,6 +55,10 @@ Tracer.reshape = lambda self, *s, order="C": shape.reshape(
 Tracer.transpose = lambda self, *axes: shape.transpose(
     self, (axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes) or None)
 Tracer.swapaxes = lambda self, a, b: shape.swapaxes(self, a, b)
+Tracer.copy = lambda self: self  # traced values are immutable: the copy is the value
+# Python numbers out of a traced value: refused as float() is (they would drop the trace).
+Tracer.item = lambda self: self._scalar(lambda v: np.asarray(v).item(), "item")
+Tracer.tolist = lambda self: self._scalar(lambda v: np.asarray(v).tolist(), "tolist")
 Tracer.squeeze = lambda self, axis=None: shape.squeeze(self, axis)
 Tracer.ravel = Tracer.flatten = lambda self: shape.ravel(self)
 Tracer.astype = lambda self, dtype: lax.convert_element_type(self, dtype)
