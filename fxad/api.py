@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import Tracer, get_aval, is_float, new_trace
+from .core import _PY_SCALARS, Tracer, get_aval, is_float, new_trace
 from .errors import FxadTypeError, FxadValueError
 from .interpreters.batching import BatchTrace, broadcast_batched, moveaxis
 from .interpreters.jvp import Zero, jvp_flat
@@ -153,22 +153,45 @@ def vjp(f, *primals, has_aux=False):
             raise FxadTypeError(f"f_vjp expects a cotangent with the output's structure "
                                 f"{store['out']}, got {tree_ct}")
         for i, (o, c) in enumerate(zip(lin.out_avals[:n_out], flat_ct)):
-            if get_aval(c).shape != o.shape:
-                raise FxadTypeError(f"f_vjp: cotangent {i} has shape {get_aval(c).shape} but "
-                                    f"the output has shape {o.shape}")
+            _check_cotangent(i, o, get_aval(c))
         flat_ct = [_leaf(c) for c in flat_ct] + [Zero(a) for a in lin.out_avals[n_out:]]
         return tree_unflatten(tree_p, pullback(flat_ct))
     return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 
 
+def _is_index(a):
+    return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
+
+
+_WEAK_OK = {"f": (int, float), "c": (int, float, complex)}  # Python scalars a dtype accepts
+
+
+def _check_cotangent(i, o, ca):
+    """A cotangent has its output's shape and, for a float output, its dtype (a Python
+    number may stand in for a 0-d one): a mismatch would be silently cast or, for a complex
+    cotangent of a real output, lose its imaginary part."""
+    if ca.shape != o.shape or (is_float(o.dtype) and ca.dtype != o.dtype
+                               and ca.weak not in _WEAK_OK[o.dtype.kind]):
+        raise FxadTypeError(f"f_vjp: cotangent {i} has {ca.str_short()} but the output has "
+                            f"{o.str_short()}; a cotangent must have the output's shape and "
+                            "dtype")
+
+
 def _argnums_split(fname, args, argnums):
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
+    single = _is_index(argnums)
+    nums = (argnums,) if single else \
+        tuple(argnums) if isinstance(argnums, (tuple, list)) else None
+    if not nums or not all(_is_index(a) for a in nums):
+        raise FxadTypeError(f"{fname}: argnums must be an int or a non-empty tuple of ints "
+                            f"(positions of the arguments to differentiate), got {argnums!r}")
     for a in nums:
         if not -len(args) <= a < len(args):
             raise FxadValueError(f"{fname}: argnums {a} is out of range for a call with "
                                  f"{len(args)} positional arguments")
-    nums = tuple(a % len(args) for a in nums)
+    nums = tuple(int(a) % len(args) for a in nums)
+    if len(set(nums)) != len(nums):  # the later copy would shadow the earlier: wrong result
+        raise FxadValueError(f"{fname}: argnums {argnums!r} names an argument twice; list "
+                             "each argument once")
     return single, nums
 
 
@@ -181,44 +204,51 @@ def _partial(f, args, nums, kwargs):
     return g
 
 
-def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False):
-    """(f(*args), ∇f(*args)) for a scalar-valued f, by reverse mode."""
+def _value_and_grad(f, argnums, has_aux, holomorphic, name):
     def vg(*args, **kwargs):
-        single, nums = _argnums_split("grad", args, argnums)
+        single, nums = _argnums_split(name, args, argnums)
         dyn = tuple(args[i] for i in nums)
         for i, x in zip(nums, dyn):
             for leaf in tree_flatten(x)[0]:
                 dt = get_aval(_leaf(leaf)).dtype
-                ok = np.issubdtype(dt, np.complexfloating) if holomorphic else \
-                    np.issubdtype(dt, np.inexact)
-                if not ok:
+                if holomorphic and not np.issubdtype(dt, np.complexfloating):
                     raise FxadTypeError(
-                        f"grad requires floating-point inputs, but argument {i} has dtype "
-                        f"{dt}" + (" (holomorphic=True needs complex inputs)" if holomorphic
-                                    else ". Convert it with .astype(float), or use vjp, "
-                                    "which accepts integer inputs."))
+                        f"{name}(holomorphic=True) needs complex inputs, but argument {i} "
+                        f"has dtype {dt}. Convert it with .astype(complex), or drop "
+                        "holomorphic=True.")
+                if not np.issubdtype(dt, np.inexact):
+                    raise FxadTypeError(
+                        f"{name} requires floating-point inputs, but argument {i} has dtype "
+                        f"{dt}. Convert it with .astype(float), or use vjp, which accepts "
+                        "integer inputs.")
         res = vjp(_partial(f, args, nums, kwargs), *dyn, has_aux=has_aux)
         out, f_vjp = res[0], res[1]
         a = get_aval(_leaf(out)) if not isinstance(out, (tuple, list, dict)) else None
         if a is None or a.shape != ():
-            shape = a.shape if a is not None else type(out).__name__
+            what = f"shape {a.shape}" if a is not None else f"type {type(out).__name__}"
             raise FxadTypeError(
-                f"grad requires a scalar output, but the output had shape {shape}; use "
+                f"{name} requires a scalar output, but the output had {what}; use "
                 "jacrev (or vjp) for a non-scalar output, or sum the output")
         if np.issubdtype(a.dtype, np.complexfloating) and not holomorphic:
-            raise FxadTypeError("grad requires a real-valued output, got a complex one; use "
-                                "holomorphic=True for a holomorphic function, or take .real")
+            raise FxadTypeError(f"{name} requires a real-valued output, got a complex one "
+                                f"({a.str_short()}); use holomorphic=True for a holomorphic "
+                                "function, or take .real")
         if not np.issubdtype(a.dtype, np.inexact):
-            raise FxadTypeError(f"grad requires a floating-point output, got {a.dtype}")
+            raise FxadTypeError(f"{name} requires a floating-point output, got {a.dtype}")
         g = f_vjp(np.ones((), a.dtype))
         g = g[0] if single else g
         return ((out, res[2]), g) if has_aux else (out, g)
     return vg
 
 
+def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False):
+    """(f(*args), ∇f(*args)) for a scalar-valued f, by reverse mode."""
+    return _value_and_grad(f, argnums, has_aux, holomorphic, "value_and_grad")
+
+
 def grad(f, argnums=0, has_aux=False, holomorphic=False):
     """∇f for a scalar-valued f (reverse mode: linearize, then transpose)."""
-    vg = value_and_grad(f, argnums, has_aux, holomorphic)
+    vg = _value_and_grad(f, argnums, has_aux, holomorphic, "grad")
 
     def g(*args, **kwargs):
         (_, *aux), gr = vg(*args, **kwargs) if has_aux else ((None,), vg(*args, **kwargs)[1])
@@ -254,7 +284,7 @@ def make_jaxpr(f, static_argnums=()):
         g = _partial(f, args, dyn_idx, kwargs)
         flat, tree = tree_flatten(tuple(args[i] for i in dyn_idx))
         fun, _ = _flat_fun(g, tree)
-        return stage(fun, [get_aval(_leaf(x)) for x in flat])
+        return stage(fun, [get_aval(x if type(x) in _PY_SCALARS else _leaf(x)) for x in flat])
     return make
 
 
@@ -263,22 +293,39 @@ def make_jaxpr(f, static_argnums=()):
 def _norm_axis(ax, nd, what):
     if ax is None:
         return None
-    if not isinstance(ax, int) or not -nd - (what == "out") <= ax < nd + (what == "out"):
+    if not _is_index(ax):
+        raise FxadValueError(f"vmap {what}_axes entries must be ints or None, got {ax!r}")
+    n = nd + (what == "out")  # an output axis may be inserted after the last one
+    if n == 0:
+        raise FxadValueError(f"vmap {what}_axes value {ax} given for a scalar, which has no "
+                             "axis to map over; use None for it (unbatched)")
+    if not -n <= ax < n:
         raise FxadValueError(f"vmap {what}_axes value {ax} is out of range for an array with "
-                             f"{nd} dimensions")
-    return ax % (nd + (what == "out"))
+                             f"{nd} dimensions (valid: {-n} to {n - 1}, or None)")
+    return int(ax) % n
+
+
+def _axes_for(axes, tree, what):
+    """One axis per leaf of `tree` from the in_axes/out_axes prefix, or an error naming it."""
+    try:
+        return broadcast_prefix(tuple(axes) if isinstance(axes, list) else axes, tree)
+    except ValueError as e:
+        raise FxadValueError(f"vmap {what}_axes={axes!r} does not match the structure of the "
+                             f"{'arguments' if what == 'in' else 'outputs'}: it must be an "
+                             f"int, None, or a pytree prefix of them.\n{e}") from None
 
 
 def vmap(f, in_axes=0, out_axes=0, axis_size=None):
     """Vectorize f over a mapped axis of its inputs (JAX semantics for in_axes/out_axes)."""
     def vf(*args, **kwargs):
         flat, in_tree = tree_flatten(args)
-        flat = [_leaf(x) for x in flat]
-        axes_prefix = tuple(in_axes) if isinstance(in_axes, list) else in_axes
-        if isinstance(axes_prefix, tuple) and len(axes_prefix) != len(args):
-            raise FxadValueError(f"vmap in_axes has {len(axes_prefix)} entries but the "
+        # Python scalars stay Python scalars (weakly typed, as eagerly): an unbatched 2.0
+        # must not turn float32 results into float64. A batched one is an error below.
+        flat = [x if type(x) in _PY_SCALARS else _leaf(x) for x in flat]
+        if isinstance(in_axes, (tuple, list)) and len(in_axes) != len(args):
+            raise FxadValueError(f"vmap in_axes has {len(in_axes)} entries but the "
                                  f"function was called with {len(args)} arguments")
-        axes = broadcast_prefix(axes_prefix, args)
+        axes = _axes_for(in_axes, args, "in")
         axes = [_norm_axis(a, get_aval(x).ndim, "in") for a, x in zip(axes, flat)]
         sizes = {}
         for i, (x, a) in enumerate(zip(flat, axes)):
@@ -286,19 +333,21 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
                 sizes.setdefault(get_aval(x).shape[a], []).append(f"leaf {i} (axis {a})")
         if len(sizes) > 1:
             detail = "; ".join(f"size {n}: {', '.join(w)}" for n, w in sizes.items())
-            raise FxadValueError(f"vmap got inconsistent sizes for the mapped axis: {detail}")
+            raise FxadValueError(f"vmap got inconsistent sizes for the mapped axis: {detail}. "
+                                 "Every mapped input needs the same size along its in_axes "
+                                 "axis; use in_axes=None for an argument that is not batched")
         n = next(iter(sizes)) if sizes else axis_size
         if n is None:
             raise FxadValueError("vmap needs at least one argument with a mapped axis, or "
                                  "axis_size= for a function with no batched input")
         if axis_size is not None and n != axis_size:
-            raise FxadValueError(f"vmap axis_size={axis_size} but the mapped inputs have size {n}")
+            raise FxadValueError(f"vmap axis_size={axis_size} but the mapped inputs have size "
+                                 f"{n}; leave axis_size out when an input is mapped")
         with new_trace(BatchTrace, "vmap", axis_size=n) as trace:
             out = f(*tree_unflatten(in_tree, [trace.box(x, a) for x, a in zip(flat, axes)]),
                     **kwargs)
             flat_out, out_tree = tree_flatten(out)
-            oaxes = broadcast_prefix(tuple(out_axes) if isinstance(out_axes, list) else out_axes,
-                                     out)
+            oaxes = _axes_for(out_axes, out, "out")
             res = []
             for o, oa in zip(flat_out, oaxes):
                 v, d = trace.unbox(o)
@@ -413,7 +462,12 @@ def jacrev(f, argnums=0, has_aux=False):
 
 def hessian(f, argnums=0):
     """jacfwd(jacrev(f)): forward over reverse."""
-    return jacfwd(jacrev(f, argnums), argnums)
+    h = jacfwd(jacrev(f, argnums), argnums)
+
+    def hess(*args, **kwargs):
+        _argnums_split("hessian", args, argnums)  # so a bad argnums error names hessian
+        return h(*args, **kwargs)
+    return hess
 
 
 def hvp(f, primals, tangents):

@@ -46,15 +46,53 @@ def _merge(nondiff_vals, dyn, nondiff, n):
     return [next(it_s) if i in nondiff else next(it_d) for i in range(n)]
 
 
-def _check_like(fname, what, got_leaves, got_tree, want_avals, want_tree):
+def _check_like(fname, what, got_leaves, got_tree, want_avals, want_tree, expected="expected"):
+    """The rule's `what` must match `want` in structure, shapes and (float) dtypes: a
+    mismatch would otherwise give wrong derivatives far from its cause."""
     if got_tree != want_tree:
         raise FxadTypeError(f"custom rule of '{fname}': {what} has structure {got_tree}, "
-                            f"expected {want_tree}")
+                            f"{expected} {want_tree}")
     for i, (g, w) in enumerate(zip(got_leaves, want_avals)):
         a = get_aval(g)
         if a.shape != w.shape:
             raise FxadTypeError(f"custom rule of '{fname}': {what} leaf {i} has shape "
-                                f"{a.shape}, expected {w.shape}")
+                                f"{a.shape}, {expected} {w.shape}")
+        if a.dtype != w.dtype and np.issubdtype(w.dtype, np.inexact) and a.weak is None:
+            raise FxadTypeError(f"custom rule of '{fname}': {what} leaf {i} has dtype "
+                                f"{a.dtype}, {expected} {w.dtype}")
+
+
+def _fun_signature(obj, flat_fun, store, leaves, in_tree, nd_vals):
+    """(out_tree, out_avals) of the custom function's own `fun` at these inputs, staged once
+    per signature and cached on `obj`; None if `fun` cannot be staged (opaque NumPy or
+    Python control flow inside, which is what custom rules are for), so no check is made."""
+    avals = [get_aval(x) for x in leaves]
+    key = (in_tree, tuple((a.shape, a.dtype, a.weak) for a in avals), tuple(nd_vals))
+    try:
+        hit = obj._signatures.get(key, False)
+    except TypeError:  # unhashable non-differentiable values: stage every time
+        key, hit = None, False
+    if hit is not False:
+        return hit
+    try:
+        out_avals = stage(flat_fun, avals).out_avals
+        sig = (store["out"], [ShapedArray(a.shape, a.dtype) for a in out_avals])
+    except Exception:  # noqa: BLE001  (best effort: the rule itself still runs)
+        sig = None
+    if key is not None:
+        if len(obj._signatures) >= 64:
+            obj._signatures.pop(next(iter(obj._signatures)))
+        obj._signatures[key] = sig
+    return sig
+
+
+def _check_primal_out(obj, fname, rule, out_leaves, out_tree, sig_args):
+    """A rule's primal output must be what `fun` returns (else derivatives are silently
+    computed for a different function)."""
+    sig = _fun_signature(obj, *sig_args)
+    if sig is not None:
+        _check_like(fname, f"{rule}'s primal output", out_leaves, out_tree, sig[1],
+                    sig[0], expected=f"but '{fname}' itself returns")
 
 
 # --- custom_jvp -------------------------------------------------------------------------------
@@ -92,6 +130,7 @@ class custom_jvp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
+        self._signatures = {}
         functools.update_wrapper(self, fun)
 
     def defjvp(self, jvp):
@@ -137,6 +176,8 @@ class custom_jvp:
                                     "(primal_out, tangent_out)")
             out_leaves, out_tree = tree_flatten(res[0])
             t_leaves, t_tree = tree_flatten(res[1])
+            _check_primal_out(self, name, "the JVP rule", out_leaves, out_tree,
+                              (flat_fun, store, primals, in_tree, nd_vals))
             store["out"] = out_tree
             _check_like(name, "tangent_out", t_leaves, t_tree,
                         [get_aval(o) for o in out_leaves], out_tree)
@@ -245,6 +286,8 @@ class custom_vjp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
+        self._signatures = {}
+        self._check_fwd = True  # off for checkpoint, whose fwd is fun itself
         functools.update_wrapper(self, fun)
 
     def defvjp(self, fwd, bwd):
@@ -273,7 +316,11 @@ class custom_vjp:
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise FxadTypeError(f"fwd of custom_vjp function '{name}' must return a pair "
                                     "(output, residuals)")
-            out_leaves, store["out"] = tree_flatten(res[0])
+            out_leaves, out_tree = tree_flatten(res[0])
+            if self._check_fwd:
+                _check_primal_out(self, name, "fwd", out_leaves, out_tree,
+                                  (flat_fun, store, xs, in_tree, nd_vals))
+            store["out"] = out_tree
             res_leaves, store["res"] = tree_flatten(res[1])
             return out_leaves, res_leaves
 
@@ -302,7 +349,9 @@ class custom_vjp:
                             f"bwd of '{name}': cotangent {i} has shape {ca.shape} but the "
                             f"argument has shape {aa.shape} (expected {aa.str_short()})")
                     if ca.dtype != aa.dtype and np.issubdtype(aa.dtype, np.inexact):
-                        if not np.can_cast(ca.dtype, aa.dtype, "same_kind"):
+                        # float precision may differ (cast); int/bool/complex-for-real no
+                        if not (np.issubdtype(ca.dtype, np.inexact)
+                                and np.can_cast(ca.dtype, aa.dtype, "same_kind")):
                             raise FxadTypeError(
                                 f"bwd of '{name}': cotangent {i} has dtype {ca.dtype}, "
                                 f"expected {aa.dtype}")
@@ -331,6 +380,7 @@ def checkpoint(fun, policy=None):
 def _remat(fun):
     from .api import vjp
     f = custom_vjp(fun)
+    f._check_fwd = False
     f.defvjp(lambda *args: (fun(*args), args),
              lambda args, ct: vjp(fun, *args)[1](ct))
     return f

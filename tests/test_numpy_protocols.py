@@ -41,3 +41,12 @@ def test_copy_is_the_value_and_item_tolist_refuse_like_float():
             fxad.grad(lambda v: getattr(v, method)())(1.0)
         with pytest.raises(ConcretizationError, match=f"{method}\\(\\) needs a concrete value"):
             fxad.jit(lambda v: getattr(v, method)())(1.0)
+
+
+@pytest.mark.parametrize("call,kw", [(lambda x: np.sum(x, out=None), "out="),
+                                     (lambda x: np.sum(x, where=x > 0), "where="),
+                                     (lambda x: np.max(x, initial=0.0), "initial="),
+                                     (lambda x: np.clip(x, min=0, max=1), "min=, max=")])
+def test_numpy_options_fxad_lacks_are_named(call, kw):
+    with pytest.raises(FxadTypeError, match=f"does not support {kw}"):
+        fxad.grad(lambda x: np.sum(call(x)))(np.ones(3))

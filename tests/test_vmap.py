@@ -894,3 +894,12 @@ def test_numpy_array_indexed_by_traced_indices_through_take():
     ii = np.array([[[1], [0], [3]], [[2], [2], [0]]])
     got = fxad.vmap(lambda i: fnp.take_along_axis(a, i, 1))(ii)
     np.testing.assert_array_equal(got, np.stack([np.take_along_axis(a, i, 1) for i in ii]))
+
+
+def test_python_scalars_stay_weak_under_vmap_and_make_jaxpr():
+    x32 = np.ones((2, 2), np.float32)
+    f = lambda x, s: x * s  # noqa: E731
+    assert fxad.vmap(f, in_axes=(0, None))(x32, 2.0).dtype == np.float32
+    assert fxad.make_jaxpr(f)(x32, 2.0).out_avals[0].dtype == np.float32
+    with pytest.raises(ValueError, match="scalar, which has no axis to map over; use None"):
+        fxad.vmap(f, in_axes=(0, 0))(x32, 2.0)

@@ -133,11 +133,39 @@ def svdvals(x, /):
 
 # --- norms ----------------------------------------------------------------------------------
 
-def safe_l2(x, axes, keepdims):
-    """sqrt(Σ x²) whose derivative at 0 is 0, not nan: the unselected branch is sqrt(1)."""
-    s = _sum(lax.mul(x, x), axis=axes, keepdims=keepdims)
+def _scaled(x, axes, keepdims, power, root):
+    """root(Σ power(|x| / m)) * m with m = max |x| over `axes`, a constant. Norms are
+    homogeneous, so m changes nothing mathematically, but squares of entries near 1e300 or
+    1e-200 no longer overflow or underflow: value and derivatives stay finite and right
+    (NumPy's unscaled norm of [1e300, 1e300] is inf, whose derivative x/inf = 0 is wrong).
+    m is at least tiny**0.75, so tangents divided by it stay finite for subnormal x (and
+    subnormal entries over it still square without underflow); a non-finite m is 1, so
+    inf and nan propagate. Where the sum is 0 the result is 0 with derivative 0, not nan:
+    the unselected branch sees 1."""
+    shape = shape_of(x)
+    ax = normalize_axes(axes, len(shape))
+    m = _max(lax.abs(lax.stop_gradient(x)), axis=ax, keepdims=True)
+    floor = float(np.finfo(dtype_of(m)).tiny) ** 0.75
+    m = lax.select(lax.isfinite(m), lax.max(m, floor), 1.0)
+    s = _sum(power(lax.div(x, m)), axis=ax, keepdims=True)
     zero = lax.eq(s, 0)
-    return lax.select(zero, 0.0, lax.sqrt(lax.select(zero, 1.0, s)))
+    out = lax.mul(lax.select(zero, 0.0, root(lax.select(zero, 1.0, s))), m)
+    return out if keepdims else lax.reshape(out, tuple(d for i, d in enumerate(shape)
+                                                       if i not in ax))
+
+
+def _abs2(y):
+    """|y|² as a polynomial (y·y for real y, re² + im² for complex): smooth at 0, where
+    abs(y)² would have second derivative 0."""
+    if np.issubdtype(dtype_of(y), np.complexfloating):
+        re, im = lax.real(y), lax.imag(y)
+        return lax.add(lax.mul(re, re), lax.mul(im, im))
+    return lax.mul(y, y)
+
+
+def safe_l2(x, axes, keepdims):
+    """The 2-norm / Frobenius norm, scaled (see _scaled)."""
+    return _scaled(x, axes, keepdims, _abs2, lax.sqrt)
 
 
 def _vector_norm(x, ord, ax, keepdims):
@@ -155,9 +183,9 @@ def _vector_norm(x, ord, ax, keepdims):
         return _sum(a, axis=ax, keepdims=keepdims)
     if isinstance(ord, str):
         raise FxadValueError(f"Invalid norm order '{ord}' for vectors")
-    s = _sum(lax.pow(a, float(ord)), axis=ax, keepdims=keepdims)
-    zero = lax.eq(s, 0)  # as for 2: a finite derivative at the zero vector
-    return lax.select(zero, 0.0, lax.pow(lax.select(zero, 1.0, s), 1.0 / float(ord)))
+    p = float(ord)
+    return _scaled(x, ax, keepdims, lambda y: lax.pow(lax.abs(y), p),
+                   lambda s: lax.pow(s, 1.0 / p))
 
 
 def _matrix_norm(x, ord, r, c, keepdims):

@@ -168,6 +168,18 @@ def _array_function(self, func, types, args, kwargs):
         raise FxadTypeError(f"fxad has no differentiable version of {module}.{func.__name__} "
                             "for traced values; use fxad.numpy or compute it outside the "
                             f"transformation ({_DOC})")
+    if kwargs:  # NumPy options fxad's version lacks (out=, where=, initial=, ...)
+        import inspect
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            params = None
+        if params is not None and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            extra = [k for k in kwargs if k not in params]
+            if extra:
+                raise FxadTypeError(f"fxad's version of {module}.{func.__name__} does not "
+                                    f"support {', '.join(f'{k}=' for k in extra)} on traced "
+                                    f"values; compute without it ({_DOC})")
     return fn(*args, **kwargs)
 
 
