@@ -35,8 +35,9 @@ def main(argv):
     cols = ["impl", "shape", "jvp", "transpose", "batch"]
     print(f"{'primitive':22} {'linear':7} " + " ".join(f"{c:9}" for c in cols))
     for name, linear, have in rule_matrix():
-        cells = " ".join(f"{('yes' if have[c] else ('-' if c == 'transpose' and not linear else 'MISSING')):9}"
-                         for c in cols)
+        marks = ["yes" if have[c] else "-" if c == "transpose" and not linear else "MISSING"
+                 for c in cols]
+        cells = " ".join(f"{m:9}" for m in marks)
         print(f"{name:22} {'linear' if linear else '':7} {cells}")
     return 0
 

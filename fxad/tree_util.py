@@ -150,7 +150,8 @@ class PyTreeDef:
         if kind != self._kind or type(x) is not self._type:
             raise _Mismatch(f"expected a {self._type.__name__} node, got {type(x).__name__}")
         if aux != self._aux:
-            raise _Mismatch(f"{self._type.__name__} node metadata differs: expected {self._aux!r}, got {aux!r}")
+            raise _Mismatch(f"{self._type.__name__} node metadata differs: expected "
+                            f"{self._aux!r}, got {aux!r}")
         children = list(children)
         if len(children) != len(self._children):
             raise _Mismatch(f"{self._type.__name__} node expected {len(self._children)} "

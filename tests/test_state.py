@@ -31,7 +31,7 @@ X = np.array([0.3, -0.7, 1.2])
 
 def _scalar_f(seen, exc=Boom):
     def f(x):
-        y = fnp.sum(fnp.sin(x) * x)
+        fnp.sum(fnp.sin(x) * x)  # some traced work before the failure
         seen.append(len(trace_stack()))
         raise exc("inside f")
     return f

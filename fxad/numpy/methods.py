@@ -44,8 +44,10 @@ Tracer.mT = property(lambda self: shape.swapaxes(self, -1, -2))
 Tracer.sum = lambda self, axis=None, dtype=None, keepdims=False: reductions.sum(self, axis, dtype, keepdims)
 Tracer.prod = lambda self, axis=None, dtype=None, keepdims=False: reductions.prod(self, axis, dtype, keepdims)
 Tracer.mean = lambda self, axis=None, dtype=None, keepdims=False: reductions.mean(self, axis, dtype, keepdims)
-Tracer.var = lambda self, axis=None, dtype=None, ddof=0, keepdims=False: reductions.var(self, axis, dtype, ddof, keepdims)
-Tracer.std = lambda self, axis=None, dtype=None, ddof=0, keepdims=False: reductions.std(self, axis, dtype, ddof, keepdims)
+Tracer.var = lambda self, axis=None, dtype=None, ddof=0, keepdims=False: \
+    reductions.var(self, axis, dtype, ddof, keepdims)
+Tracer.std = lambda self, axis=None, dtype=None, ddof=0, keepdims=False: \
+    reductions.std(self, axis, dtype, ddof, keepdims)
 Tracer.max = lambda self, axis=None, keepdims=False: reductions.max(self, axis, keepdims)
 Tracer.min = lambda self, axis=None, keepdims=False: reductions.min(self, axis, keepdims)
 Tracer.argmax = lambda self, axis=None, keepdims=False: reductions.argmax(self, axis, keepdims)

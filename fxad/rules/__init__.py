@@ -1,2 +1,4 @@
 """The rule tables, one file per family. Importing this package defines every primitive."""
-from . import elementwise, reductions, structural, indexing, dot, special, cumulative, linalg_solve, linalg_decomp  # noqa: F401
+from . import (  # noqa: F401
+    cumulative, dot, elementwise, indexing, linalg_decomp, linalg_solve, reductions, special,
+    structural)

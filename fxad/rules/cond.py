@@ -15,9 +15,9 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, get_aval
 from ..interpreters.batching import bdim_to_front
-from ..interpreters.jvp import Zero, instantiate, jvp_flat, jvp_jaxpr
+from ..interpreters.jvp import Zero, jvp_flat, jvp_jaxpr
 from ..interpreters.partial_eval import partial_eval_jaxpr
-from ..interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
+from ..interpreters.transpose import backward_pass, is_undefined
 from ..ir.codegen import compiled_for
 from ..ir.jaxpr import eval_jaxpr
 from ..ir.staging import stage

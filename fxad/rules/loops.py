@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, get_aval
 from ..errors import FxadTypeError
-from ..interpreters.batching import BatchTracer, bdim_to_front, broadcast_batched, moveaxis
+from ..interpreters.batching import BatchTracer, broadcast_batched, moveaxis
 from ..interpreters.jvp import JVPTracer, Zero, jvp_jaxpr
 from ..interpreters.partial_eval import partial_eval_jaxpr
 from ..interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined

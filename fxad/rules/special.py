@@ -21,7 +21,15 @@ defjvp(erfc_p, lambda t, x: mul(t, mul(-_TWO_OVER_SQRT_PI, exp(neg(mul(x, x)))))
 def erfc(x): return erfc_p.bind(x)
 
 
-polygamma_p = elementwise("polygamma", lambda x, n: sc.polygamma(n, x))  # order n, static
+def _polygamma_impl(x, n):
+    """SciPy computes polygamma in float64 only; cast back so float32 stays float32 (as
+    gammaln, digamma and every other elementwise primitive do)."""
+    out = sc.polygamma(n, x)
+    dt = np.asarray(x).dtype
+    return out.astype(dt, copy=False) if dt.kind == "f" and type(x) is not float else out
+
+
+polygamma_p = elementwise("polygamma", _polygamma_impl)  # order n, static
 defjvp(polygamma_p, lambda t, x, n: mul(t, polygamma(x, n + 1)))
 def polygamma(x, n): return polygamma_p.bind(x, n=int(n))
 

@@ -12,12 +12,13 @@ import fxad.numpy as fnp
 from fxad import lax
 from fxad.ir import dot as fdot
 
+from fxad.ir.codegen import compile_jaxpr, compiled_for
+from fxad.ir.simplify import simplify
+
 
 def _code_lines(source):
     """The source without the `del` lines that free dead intermediates."""
     return [ln for ln in source.splitlines() if not ln.strip().startswith("del ")]
-from fxad.ir.codegen import compile_jaxpr, compiled_for
-from fxad.ir.simplify import simplify
 
 RNG = np.random.default_rng(0)
 A23 = RNG.uniform(0.5, 1.5, (2, 3))

@@ -6,7 +6,7 @@ import pytest
 import fxad
 import fxad.numpy as fnp
 
-from .common import floats, grid, run_row
+from .common import grid, run_row
 
 R = np.random.default_rng(7)
 IDX = np.array([2, 0, 3])
