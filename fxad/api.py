@@ -2,6 +2,8 @@
 values, unflatten. The interpreters live in fxad/interpreters, the IR in fxad/ir."""
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence, Union
+
 import numpy as np
 
 from .core import _PY_SCALARS, Tracer, get_aval, is_float, new_trace
@@ -10,9 +12,11 @@ from .interpreters.batching import BatchTrace, broadcast_batched, moveaxis
 from .interpreters.jvp import Zero, jvp_flat
 from .interpreters.partial_eval import linearize_flat
 from .interpreters.transpose import backward_pass
-from .ir.jaxpr import eval_jaxpr
+from .ir.jaxpr import ClosedJaxpr, eval_jaxpr
 from .ir.staging import stage
 from .tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+
+Argnums = Union[int, Sequence[int]]  # which positional arguments to differentiate
 
 # --- plumbing ---------------------------------------------------------------------------------
 
@@ -80,7 +84,7 @@ def _check_tangent(name, p, t, i):
 
 # --- forward mode -----------------------------------------------------------------------------
 
-def jvp(f, primals, tangents, has_aux=False):
+def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False) -> tuple:
     """(f(*primals), J·tangents) by forward mode."""
     _check_tuple("jvp", "primals", primals)
     _check_tuple("jvp", "tangents", tangents)
@@ -101,7 +105,7 @@ def jvp(f, primals, tangents, has_aux=False):
     return (out, tout, aux) if has_aux else (out, tout)
 
 
-def linearize(f, *primals):
+def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     """(f(*primals), f_jvp) where f_jvp evaluates only the staged linear tangent program."""
     flat_p, tree_p = tree_flatten(primals)
     flat_p = [_leaf(p) for p in flat_p]
@@ -138,7 +142,7 @@ def _vjp_flat(fun, flat_p):
     return outs, pullback, lin
 
 
-def vjp(f, *primals, has_aux=False):
+def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """(f(*primals), f_vjp[, aux]); f_vjp(ct) returns a tuple with one cotangent per primal."""
     flat_p, tree_p = tree_flatten(primals)
     flat_p = [_leaf(p) for p in flat_p]
@@ -241,12 +245,14 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name):
     return vg
 
 
-def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False):
+def value_and_grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
+                   holomorphic: bool = False) -> Callable:
     """(f(*args), ∇f(*args)) for a scalar-valued f, by reverse mode."""
     return _value_and_grad(f, argnums, has_aux, holomorphic, "value_and_grad")
 
 
-def grad(f, argnums=0, has_aux=False, holomorphic=False):
+def grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
+         holomorphic: bool = False) -> Callable:
     """∇f for a scalar-valued f (reverse mode: linearize, then transpose)."""
     vg = _value_and_grad(f, argnums, has_aux, holomorphic, "grad")
 
@@ -256,7 +262,7 @@ def grad(f, argnums=0, has_aux=False, holomorphic=False):
     return g
 
 
-def linear_transpose(f, *primals):
+def linear_transpose(f: Callable, *primals: Any) -> Callable:
     """The transpose of a linear f; `primals` give the input shapes and dtypes only."""
     flat_p, tree_p = tree_flatten(primals)
     avals = [get_aval(_leaf(p)) for p in flat_p]
@@ -275,7 +281,7 @@ def linear_transpose(f, *primals):
 
 # --- staging ----------------------------------------------------------------------------------
 
-def make_jaxpr(f, static_argnums=()):
+def make_jaxpr(f: Callable, static_argnums: Argnums = ()) -> Callable[..., ClosedJaxpr]:
     """make_jaxpr(f)(*args) -> the ClosedJaxpr fxad builds for f at these argument types."""
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
@@ -315,7 +321,8 @@ def _axes_for(axes, tree, what):
                              f"int, None, or a pytree prefix of them.\n{e}") from None
 
 
-def vmap(f, in_axes=0, out_axes=0, axis_size=None):
+def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
+         axis_size: int | None = None) -> Callable:
     """Vectorize f over a mapped axis of its inputs (JAX semantics for in_axes/out_axes)."""
     def vf(*args, **kwargs):
         flat, in_tree = tree_flatten(args)
@@ -402,7 +409,7 @@ def _add_axis(tree, where):
                               for x, s in zip(leaves, shapes)])
 
 
-def jacfwd(f, argnums=0, has_aux=False):
+def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable:
     """Jacobian by forward mode: one vmap of jvp over the standard basis of the inputs."""
     def jac(*args, **kwargs):
         single, nums = _argnums_split("jacfwd", args, argnums)
@@ -431,7 +438,7 @@ def jacfwd(f, argnums=0, has_aux=False):
     return jac
 
 
-def jacrev(f, argnums=0, has_aux=False):
+def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable:
     """Jacobian by reverse mode: one vmap of the pullback over the basis of the outputs."""
     def jac(*args, **kwargs):
         single, nums = _argnums_split("jacrev", args, argnums)
@@ -460,7 +467,7 @@ def jacrev(f, argnums=0, has_aux=False):
     return jac
 
 
-def hessian(f, argnums=0):
+def hessian(f: Callable, argnums: Argnums = 0) -> Callable:
     """jacfwd(jacrev(f)): forward over reverse."""
     h = jacfwd(jacrev(f, argnums), argnums)
 
@@ -470,7 +477,7 @@ def hessian(f, argnums=0):
     return hess
 
 
-def hvp(f, primals, tangents):
+def hvp(f: Callable, primals: Sequence, tangents: Sequence) -> Any:
     """Hessian-vector product H·v by forward over reverse, without forming H. Returns the
     product with the structure of `primals` (a tuple, one entry per argument)."""
     _check_tuple("hvp", "primals", primals)
@@ -479,7 +486,7 @@ def hvp(f, primals, tangents):
     return jvp(g, tuple(primals), tuple(tangents))[1]
 
 
-def stop_gradient(x):
+def stop_gradient(x: Any) -> Any:
     """x, with zero derivative at every order."""
     from .lax import stop_gradient as sg
     leaves, tree = tree_flatten(x)

@@ -6,6 +6,8 @@ primitives in fxad/rules/cond.py and loops.py see every input that can carry a d
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from .core import ShapedArray, Tracer, get_aval
@@ -46,7 +48,7 @@ def _describe(avals):
     return "(" + ", ".join(a.str_short() for a in avals) + ")"
 
 
-def switch(index, branches, *operands):
+def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     """Apply branches[index](*operands) (index clamped into range)."""
     branches = list(branches)
     if not branches:
@@ -80,7 +82,7 @@ def switch(index, branches, *operands):
     return tree_unflatten(traced[0][2], outs)
 
 
-def cond(pred, true_fun, false_fun, *operands):
+def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
     """true_fun(*operands) if pred else false_fun(*operands), as one primitive."""
     if get_aval(pred).shape != ():
         raise FxadTypeError(f"cond needs a scalar predicate, got shape {get_aval(pred).shape}; "
@@ -89,7 +91,8 @@ def cond(pred, true_fun, false_fun, *operands):
                   [false_fun, true_fun], *operands)
 
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
+         reverse: bool = False, unroll: int = 1) -> tuple[Any, Any]:
     """carry, ys = scan(f, init, xs): loop c, y = f(c, x) over the leading axis of xs.
     `unroll` is accepted for compatibility; each step runs the compiled body once."""
     init_leaves, carry_tree = tree_flatten(init)
@@ -137,7 +140,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
             tree_unflatten(y_store["tree"], outs[n_carry:]))
 
 
-def while_loop(cond_fun, body_fun, init_val):
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     """while cond_fun(val): val = body_fun(val). Reverse mode works in eager mode."""
     leaves, tree = tree_flatten(init_val)
     leaves = [_leaf(x) for x in leaves]
@@ -157,7 +160,7 @@ def while_loop(cond_fun, body_fun, init_val):
     return tree_unflatten(tree, outs)
 
 
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
     """for i in range(lower, upper): val = body_fun(i, val). Static bounds lower to scan
     (reverse mode everywhere); traced bounds to while_loop."""
     static = not isinstance(lower, Tracer) and not isinstance(upper, Tracer)

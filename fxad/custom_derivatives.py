@@ -16,6 +16,7 @@ stages one `custom_lin` equation, linear in the tangents:
 from __future__ import annotations
 
 import functools
+from typing import Callable
 
 import numpy as np
 
@@ -126,18 +127,18 @@ class custom_jvp:
     """A function with a custom JVP rule: `@custom_jvp def f(x): ...`, then
     `@f.defjvp def f_jvp(primals, tangents): return f(*primals), tangent_out`."""
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
         self._signatures = {}
         functools.update_wrapper(self, fun)
 
-    def defjvp(self, jvp):
+    def defjvp(self, jvp: Callable) -> Callable:
         self.jvp = jvp
         return jvp
 
-    def defjvps(self, *rules):
+    def defjvps(self, *rules: Callable | None) -> None:
         """One rule per differentiable argument: `rule(t, ans, *primals) -> contribution`
         (None for an argument with no dependence); contributions are summed."""
         def jvp(*args):
@@ -282,7 +283,7 @@ class custom_vjp:
     """A function with a custom VJP: `f.defvjp(fwd, bwd)` with `fwd(*args) -> (out, res)`
     (res: any pytree) and `bwd(res, ct) -> tuple of cotangents, one per argument`."""
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
@@ -290,7 +291,7 @@ class custom_vjp:
         self._check_fwd = True  # off for checkpoint, whose fwd is fun itself
         functools.update_wrapper(self, fun)
 
-    def defvjp(self, fwd, bwd):
+    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
         self.fwd, self.bwd = fwd, bwd
         return fwd, bwd
 
@@ -363,7 +364,7 @@ class custom_vjp:
         return tree_unflatten(store["out"], outs)
 
 
-def checkpoint(fun, policy=None):
+def checkpoint(fun: Callable, policy: None = None) -> Callable:
     """Rematerialization: residuals inside `fun` are not kept; the backward pass recomputes
     them from the inputs. Implemented as a custom_vjp whose residuals are the inputs."""
     if policy is not None:

@@ -11,6 +11,7 @@ transformation understands it:
 from __future__ import annotations
 
 import functools
+from typing import Any, Callable, Sequence
 from collections import OrderedDict
 
 import numpy as np
@@ -226,7 +227,8 @@ def _writeable(x):
     return x
 
 
-def jit(fun=None, static_argnums=(), static_argnames=()):
+def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = ()) -> Any:
     """Stage `fun` once per signature (pytree structure, shapes, dtypes, static values),
     simplify the program and run generated NumPy code on later calls."""
     if fun is None:
