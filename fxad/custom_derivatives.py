@@ -291,7 +291,7 @@ class custom_vjp:
         self._check_fwd = True  # off for checkpoint, whose fwd is fun itself
         functools.update_wrapper(self, fun)
 
-    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
+    def defvjp(self, fwd: Callable, bwd: Callable) -> tuple[Callable, Callable]:
         self.fwd, self.bwd = fwd, bwd
         return fwd, bwd
 
