@@ -50,6 +50,11 @@ def _describe(avals):
 
 def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     """Apply branches[index](*operands) (index clamped into range)."""
+    return _switch(index, branches, operands, [f"branch {i}" for i in range(len(branches))])
+
+
+def _switch(index, branches, operands, names):
+    """switch; `names` are the branches' names in error messages."""
     branches = list(branches)
     if not branches:
         raise FxadValueError("switch needs at least one branch")
@@ -62,7 +67,7 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     for i, (j, _, tree) in enumerate(traced[1:], 1):
         if tree != traced[0][2] or j.out_avals != out0:
             raise FxadTypeError(
-                f"branch {i} returns {tree} {_describe(j.out_avals)} but branch 0 returns "
+                f"{names[i]} returns {tree} {_describe(j.out_avals)} but {names[0]} returns "
                 f"{traced[0][2]} {_describe(out0)}; every branch must return the same "
                 "structure, shapes and dtypes")
     # Every branch takes all branches' constants (ignoring the others'), then the operands.
@@ -87,8 +92,8 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     if get_aval(pred).shape != ():
         raise FxadTypeError(f"cond needs a scalar predicate, got shape {get_aval(pred).shape}; "
                             "for elementwise choice use fxad.numpy.where")
-    return switch(lax.convert_element_type(lax.ne(pred, 0), np.int64),
-                  [false_fun, true_fun], *operands)
+    return _switch(lax.convert_element_type(lax.ne(pred, 0), np.int64),
+                   [false_fun, true_fun], operands, ["false_fun", "true_fun"])
 
 
 def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,

@@ -92,7 +92,7 @@ def _concatenate_transpose(ct, *xs, axis):
         n = x.aval.shape[axis] if is_undefined(x) else shape_of(x)[axis]
         if is_undefined(x):
             idx = (slice(None),) * axis + (slice(start, start + n),)
-            out.append(lax.getitem(ct, idx))
+            out.append(unbroadcast(lax.getitem(ct, idx), x.aval))  # back to x's dtype
         else:
             out.append(None)
         start += n
