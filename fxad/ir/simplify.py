@@ -173,7 +173,71 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
                        [c for _, c in pairs])
 
 
-PASSES = (inline_calls, fold_constants, forward_noops, cse, dce)
+def _is_identity(x, n):
+    if x is None:
+        return False
+    a = np.asarray(x)
+    return a.shape == (n, n) and a.dtype != object and bool(np.array_equal(a, np.eye(n)))
+
+
+def diagonal_products(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """`eye(n) * v` is how the identity basis of jacfwd/jacrev meets elementwise work. Such
+    a diagonal matrix is tracked as its vector v: products with vectors stay vectors, and a
+    matrix product with it becomes a scaling of rows or columns, O(n^2) instead of O(n^3).
+    The original equations stay for any other use (dce drops them when unused)."""
+    from ..core import ShapedArray
+    from ..rules.elementwise import mul_p
+    from ..rules.structural import reshape_p
+    consts = _const_values(closed)
+    diag, eqns, mapping = {}, [], {}  # diag: var -> vector v with var == eye(n) * v
+
+    def emit(prim, invars, shape, dtype, **params):
+        v = Var(ShapedArray(shape, dtype))
+        eqns.append(Eqn(prim, invars, [v], params))
+        return v
+
+    for e in closed.jaxpr.eqns:
+        eqns.append(e)
+        name, out = e.primitive.name, (e.outvars[0].aval if len(e.outvars) == 1 else None)
+        if out is None or len(out.shape) != 2 or out.shape[0] != out.shape[1]:
+            if name != "dot_general":
+                continue
+        if name == "mul":
+            n = out.shape[0]
+            for a, b in (e.invars, e.invars[::-1]):
+                if b.aval.shape not in ((), (n,)) or b.aval.dtype != out.dtype:
+                    continue
+                if type(a) is not Literal and a in diag:
+                    v = diag[a]
+                    shape = (n,) if (n,) in (v.aval.shape, b.aval.shape) else ()
+                    diag[e.outvars[0]] = emit(mul_p, [v, b], shape, out.dtype)
+                    break
+                if _is_identity(_known(a, consts), n):
+                    diag[e.outvars[0]] = b
+                    break
+        elif name == "dot_general" and out is not None:
+            (lc, rc), (lb, _) = e.params["dimension_numbers"]
+            a, b = e.invars
+            if lb or len(lc) != 1:
+                continue
+            if type(a) is not Literal and a in diag and b.aval.dtype == out.dtype and \
+                    rc == (0,) and len(b.aval.shape) >= 1:  # diag(v) @ B: scale B's rows
+                v = diag[a]
+                if v.aval.shape:
+                    v = emit(reshape_p, [v], v.aval.shape + (1,) * (len(b.aval.shape) - 1),
+                             out.dtype, new_shape=v.aval.shape + (1,) * (len(b.aval.shape) - 1))
+                mapping[e.outvars[0]] = emit(mul_p, [v, b], out.shape, out.dtype)
+            elif type(b) is not Literal and b in diag and a.aval.dtype == out.dtype and \
+                    lc == (len(a.aval.shape) - 1,):  # A @ diag(v): scale A's columns
+                mapping[e.outvars[0]] = emit(mul_p, [a, diag[b]], out.shape, out.dtype)
+    if not mapping:
+        return closed
+    jaxpr = closed.jaxpr
+    return ClosedJaxpr(_rename(Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, jaxpr.outvars),
+                               mapping), closed.consts)
+
+
+PASSES = (inline_calls, fold_constants, forward_noops, diagonal_products, cse, dce)
 
 
 def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:

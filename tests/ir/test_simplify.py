@@ -382,3 +382,49 @@ def test_each_pass_type_checks_on_a_mixed_program(p):
     x, y = X3, np.array([2.0, -1.0, 0.5])
     before = fxad.make_jaxpr(f)(x, y)
     check_same(before, p(before), x, y)
+
+
+# --- diagonal_products ---------------------------------------------------------------------------
+
+I3 = np.eye(3)
+B34 = np.arange(12.0).reshape(3, 4) / 7
+A23 = np.arange(6.0).reshape(2, 3) / 5
+
+
+def _dots(closed):
+    return [e for e in closed.jaxpr.eqns if e.primitive.name == "dot_general"]
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("diag@B", lambda v: (I3 * v * fnp.cos(v)) @ B34),
+    ("A@diag", lambda v: A23 @ (fnp.sin(v) * I3)),
+    ("scalar", lambda v: (I3 * fnp.sum(v)) @ B34),
+])
+def test_diagonal_products_scale_instead_of_multiplying(name, fn):
+    before = fxad.make_jaxpr(fn)(X3)
+    after = S.dce(S.diagonal_products(S.fold_constants(before)))
+    assert _dots(before) and not _dots(after), after
+    check_same(before, after, X3)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("not-identity", lambda v: (2.0 * I3 * v) @ B34),       # 2I is diagonal but not eye: kept
+    ("column-vector", lambda v: (I3 * v[:, None]) @ B34),   # eye * column: not tracked
+    ("diag-also-returned", lambda v: ((I3 * v) @ B34, I3 * v)),
+])
+def test_diagonal_products_leave_other_programs_correct(name, fn):
+    before = fxad.make_jaxpr(fn)(X3)
+    after = S.simplify(before)
+    check_same(before, after, X3)
+    if name == "not-identity":
+        assert _dots(after)
+
+
+def test_jit_of_jacrev_and_jacfwd_agree_and_use_no_matrix_product():
+    B = np.random.default_rng(0).normal(size=(5, 5))
+    g = lambda x: fnp.tanh(B @ x) * x  # noqa: E731
+    x = np.linspace(-1.0, 1.0, 5)
+    want = fxad.jacfwd(g)(x)
+    for jac in (fxad.jacrev, fxad.jacfwd):
+        np.testing.assert_allclose(fxad.jit(jac(g))(x), want, rtol=1e-13)
+    assert fxad.jit(fxad.jacrev(g)).lower(x).as_text().count("@") == 1  # only B @ x itself
