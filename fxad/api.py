@@ -313,6 +313,12 @@ def _norm_axis(ax, nd, what):
 
 def _axes_for(axes, tree, what):
     """One axis per leaf of `tree` from the in_axes/out_axes prefix, or an error naming it."""
+    if axes is None or _is_index(axes):  # the common cases, without walking the tree
+        return [axes] * len(tree_flatten(tree)[0])
+    if isinstance(axes, (tuple, list)) and isinstance(tree, (tuple, list)) and \
+            len(axes) == len(tree) and all(a is None or _is_index(a) for a in axes) and \
+            all(type(t) is np.ndarray or type(t) in _PY_SCALARS for t in tree):
+        return list(axes)  # one int/None per array argument
     try:
         return broadcast_prefix(tuple(axes) if isinstance(axes, list) else axes, tree)
     except ValueError as e:
