@@ -143,8 +143,15 @@ def _block(tl, tr, bl):
 
 
 expm_frechet_p = Primitive("expm_frechet")  # L(a, e), linear in e
-expm_frechet_p.def_impl(lambda a, e: stacked(
-    lambda a, e: scipy.linalg.expm_frechet(a, e, compute_expm=False, check_finite=False), a, e))
+def _expm_frechet_impl(a, e):
+    out = stacked(lambda a, e: scipy.linalg.expm_frechet(a, e, compute_expm=False,
+                                                         check_finite=False), a, e)
+    # SciPy works in float64; keep float32 operands float32, as the shape rule says
+    dt = np.result_type(float_dtype(np.asarray(a).dtype), float_dtype(np.asarray(e).dtype))
+    return out.astype(dt, copy=False)
+
+
+expm_frechet_p.def_impl(_expm_frechet_impl)
 def _expm_frechet_shape(a, e):
     square("expm_frechet", a)
     if e.shape != a.shape:
