@@ -194,7 +194,10 @@ class _Jitted:
                 len(flat) == len(args) and self.cache:
             self.fast[fast] = (closed.cache["compiled"], out_tree)
             if len(self.fast) > self.CACHE_SIZE:
-                self.fast.pop(next(iter(self.fast)))
+                try:  # drop the oldest; another thread may be changing the dict meanwhile
+                    self.fast.pop(next(iter(self.fast)), None)
+                except (RuntimeError, StopIteration):
+                    pass
         return tree_unflatten(out_tree, [_writeable(o) for o in outs])
 
     def lower(self, *args, **kwargs):
