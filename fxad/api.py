@@ -311,10 +311,11 @@ def _norm_axis(ax, nd, what):
     return int(ax) % n
 
 
-def _axes_for(axes, tree, what):
-    """One axis per leaf of `tree` from the in_axes/out_axes prefix, or an error naming it."""
+def _axes_for(axes, tree, n_leaves, what):
+    """One axis per leaf of `tree` (which has `n_leaves`) from the in_axes/out_axes prefix,
+    or an error naming it."""
     if axes is None or _is_index(axes):  # the common cases, without walking the tree
-        return [axes] * len(tree_flatten(tree)[0])
+        return [axes] * n_leaves
     if isinstance(axes, (tuple, list)) and isinstance(tree, (tuple, list)) and \
             len(axes) == len(tree) and all(a is None or _is_index(a) for a in axes) and \
             all(type(t) is np.ndarray or type(t) in _PY_SCALARS for t in tree):
@@ -338,7 +339,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
         if isinstance(in_axes, (tuple, list)) and len(in_axes) != len(args):
             raise FxadValueError(f"vmap in_axes has {len(in_axes)} entries but the "
                                  f"function was called with {len(args)} arguments")
-        axes = _axes_for(in_axes, args, "in")
+        axes = _axes_for(in_axes, args, len(flat), "in")
         axes = [_norm_axis(a, get_aval(x).ndim, "in") for a, x in zip(axes, flat)]
         sizes = {}
         for i, (x, a) in enumerate(zip(flat, axes)):
@@ -360,7 +361,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
             out = f(*tree_unflatten(in_tree, [trace.box(x, a) for x, a in zip(flat, axes)]),
                     **kwargs)
             flat_out, out_tree = tree_flatten(out)
-            oaxes = _axes_for(out_axes, out, "out")
+            oaxes = _axes_for(out_axes, out, len(flat_out), "out")
             res = []
             for o, oa in zip(flat_out, oaxes):
                 v, d = trace.unbox(o)

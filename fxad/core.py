@@ -62,6 +62,12 @@ _PY_SCALARS = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.com
 _PY_AVALS = {t: ShapedArray((), d, weak=t) for t, d in _PY_SCALARS.items()}  # shared: immutable
 
 
+def avals_key(avals) -> tuple:
+    """An exact, hashable key for abstract values, for caches: shape, dtype and weak type
+    (ShapedArray's == ignores weak types, but a cached program must not)."""
+    return tuple([(a.shape, a.dtype, a.weak) for a in avals])
+
+
 def _shaped(shape, dtype):
     """ShapedArray without argument normalization (shape is a tuple, dtype an np.dtype)."""
     a = object.__new__(ShapedArray)

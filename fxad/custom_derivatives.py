@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from .core import Primitive, ShapedArray, get_aval, rule_source
+from .core import Primitive, ShapedArray, avals_key, get_aval, rule_source
 from .errors import ConcretizationError, FxadTypeError, TracerArrayConversionError
 from .interpreters.jvp import Zero, instantiate, jvp_flat
 from .ir.staging import stage
@@ -68,7 +68,7 @@ def _fun_signature(obj, flat_fun, store, leaves, in_tree, nd_vals):
     per signature and cached on `obj`; None if `fun` cannot be staged (opaque NumPy or
     Python control flow inside, which is what custom rules are for), so no check is made."""
     avals = [get_aval(x) for x in leaves]
-    key = (in_tree, tuple((a.shape, a.dtype, a.weak) for a in avals), tuple(nd_vals))
+    key = (in_tree, avals_key(avals), tuple(nd_vals))
     try:
         hit = obj._signatures.get(key, False)
     except TypeError:  # unhashable non-differentiable values: stage every time

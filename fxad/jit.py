@@ -16,7 +16,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .core import _PY_SCALARS, Primitive, ShapedArray, Tracer, get_aval
+from .core import _PY_SCALARS, Primitive, ShapedArray, Tracer, avals_key, get_aval
 from .errors import FxadTypeError
 from .interpreters.jvp import Zero, jvp_jaxpr
 from .interpreters.partial_eval import partial_eval_jaxpr
@@ -157,7 +157,7 @@ class _Jitted:
         skey = tuple(_static_key(args[i], i) for i in static) + \
             tuple((k, _static_key(kwargs[k], k)) for k in sorted(kwargs)
                   if k in self.static_argnames)
-        key = (in_tree, tuple((a.shape, a.dtype, a.weak) for a in avals), skey)
+        key = (in_tree, avals_key(avals), skey)
         entry = self.cache.get(key)
         if entry is None:
             store = {}
@@ -190,8 +190,9 @@ class _Jitted:
                 return tree_unflatten(out_tree, [_writeable(o) for o in compiled(*flat)])
         (closed, out_tree), flat = self._prepare(args, kwargs)
         outs = jit_p.bind(*flat, jaxpr=closed, name=getattr(self.fun, "__name__", "jit"))
-        if fast is not None and closed.cache.get("compiled") is not None and \
-                len(flat) == len(args) and self.cache:
+        # Remember the compiled program, unless the call closed over an outer
+        # transformation's values (they are passed as extra leading arguments: not cached).
+        if fast is not None and len(flat) == len(args) and "compiled" in closed.cache:
             self.fast[fast] = (closed.cache["compiled"], out_tree)
             if len(self.fast) > self.CACHE_SIZE:
                 try:  # drop the oldest; another thread may be changing the dict meanwhile
@@ -206,9 +207,6 @@ class _Jitted:
         return Lowered(closed)
 
 
-_FAST_SCALARS = (float, int, bool, complex)
-
-
 def _fast_key(args):
     """A cache key for calls whose arguments are all arrays or scalars (no pytrees, no
     tracers), computed without flattening; None for any other call."""
@@ -217,7 +215,7 @@ def _fast_key(args):
         t = type(a)
         if t is np.ndarray or isinstance(a, np.generic):
             key.append((a.shape, a.dtype))
-        elif t in _FAST_SCALARS:
+        elif t in _PY_SCALARS:
             key.append(t)
         else:
             return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from ..core import avals_key
 from .jaxpr import ClosedJaxpr, Jaxpr, Literal
 
 _SIZE = 512
@@ -37,10 +38,6 @@ def _canon(x):
     return (type(x), x)
 
 
-def _aval_key(a):
-    return (a.shape, a.dtype, a.weak)
-
-
 def structure_key(closed: ClosedJaxpr):
     """An exact key for a jaxpr without constants, or None if a parameter is unhashable."""
     j = closed.jaxpr
@@ -50,16 +47,16 @@ def structure_key(closed: ClosedJaxpr):
 
     def ref(v):
         if type(v) is Literal:
-            return ("lit", type(v.val), repr(v.val), _aval_key(v.aval))
+            return ("lit", type(v.val), repr(v.val), avals_key([v.aval]))
         return ids[v]
     try:
-        key = [tuple(_aval_key(v.aval) for v in j.invars)]
+        key = [avals_key([v.aval for v in j.invars])]
         for v in j.invars:
             ids[v] = len(ids)
         for e in j.eqns:
             params = tuple(sorted((k, _canon(p)) for k, p in e.params.items()))
             key.append((e.primitive, params, tuple(ref(v) for v in e.invars),
-                        tuple(_aval_key(v.aval) for v in e.outvars), e.source))
+                        avals_key([v.aval for v in e.outvars]), e.source))
             for v in e.outvars:
                 ids[v] = len(ids)
         key.append(tuple(ref(v) for v in j.outvars))

@@ -158,16 +158,23 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
                                mapping), closed.consts)
 
 
-def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Dead-code elimination (all primitives are pure); unused constants are dropped too."""
-    jaxpr = closed.jaxpr
-    live = {v for v in jaxpr.outvars if type(v) is not Literal}
+def live_eqns(eqns, outs):
+    """The equations needed to compute `outs`, in order (all primitives are pure)."""
+    live = {v for v in outs if type(v) is not Literal}
     keep = []
-    for e in reversed(jaxpr.eqns):
+    for e in reversed(eqns):
         if any(v in live for v in e.outvars):
             keep.append(e)
             live.update(v for v in e.invars if type(v) is not Literal)
     keep.reverse()
+    return keep
+
+
+def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Dead-code elimination (all primitives are pure); unused constants are dropped too."""
+    jaxpr = closed.jaxpr
+    keep = live_eqns(jaxpr.eqns, jaxpr.outvars)
+    live = {v for e in keep for v in e.invars} | set(jaxpr.outvars)
     pairs = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
     return ClosedJaxpr(Jaxpr([v for v, _ in pairs], jaxpr.invars, keep, jaxpr.outvars),
                        [c for _, c in pairs])

@@ -255,7 +255,7 @@ abs_p = elementwise("abs", np.abs)
 # |z|' = Re(conj(z) dz) / |z| for complex z; sign(x) for real x.
 defjvp_with_output(abs_p, lambda t, ans, x: div(real(mul(t, conj(x))), ans) if _is_complex(x)
                    else mul(t, sign(x)))
-def _is_complex(x): return np.issubdtype(dtype_of(x), np.complexfloating)
+def _is_complex(x): return _is_complex_dtype(dtype_of(x))
 def abs(x): return abs_p.bind(x)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import ShapedArray, get_aval, is_float
+from ..core import ShapedArray, avals_key, get_aval, is_float
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from .. import lax  # resolved at call time (lax imports the rule files)
@@ -45,7 +45,7 @@ def elementwise_shape(prim):
         return ShapedArray(shape, probe_dtype(prim, avals, params))
 
     def rule(*avals, **params):
-        key = tuple([(a.shape, a.dtype, a.weak) for a in avals])
+        key = avals_key(avals)
         if params:
             key = (key, tuple(sorted(params.items())))
         try:

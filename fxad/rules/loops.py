@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Primitive, ShapedArray, Tracer, get_aval
+from ..core import Primitive, ShapedArray, Tracer, avals_key, get_aval
 from ..errors import FxadTypeError
 from ..interpreters.batching import BatchTracer, broadcast_batched, moveaxis
 from ..interpreters.jvp import JVPTracer, Zero, jvp_jaxpr
@@ -179,8 +179,7 @@ def _scan_transpose(cts, *args, jaxpr, n_consts, n_carry, length, reverse):
     in_avals = [get_aval(c) for c in k_consts] + [c.aval for c in init] + lin_c_avals + \
         [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in k_xs] + \
         [ShapedArray(a.shape[1:], a.dtype) for a in out_avals[n_carry:]]
-    key = ("scan_transpose", tuple(cu), tuple(xu), n_carry,
-           tuple((a.shape, a.dtype, a.weak) for a in in_avals))
+    key = ("scan_transpose", tuple(cu), tuple(xu), n_carry, avals_key(in_avals))
     tj = jaxpr.cache.get(key)
     if tj is None:
         tj = jaxpr.cache[key] = stage(body_t, in_avals, name="scan transpose")
@@ -205,7 +204,7 @@ def _scan_batch(vals, dims, jaxpr, n_consts, n_carry, length, reverse):
         [ShapedArray(get_aval(c).shape, get_aval(c).dtype) for c in init] + \
         [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs]
     in_axes = tuple(cd) + (0,) * n_carry + tuple(slice_dims)
-    key = ("scan_vmap", in_axes, n, tuple((a.shape, a.dtype, a.weak) for a in avals))
+    key = ("scan_vmap", in_axes, n, avals_key(avals))
     body = jaxpr.cache.get(key)
     if body is None:
         body = jaxpr.cache[key] = stage(

@@ -17,6 +17,7 @@ known and linear halves of a JVP, transposes, batched scans) and jit all get the
 from __future__ import annotations
 
 from ..ir.jaxpr import ClosedJaxpr, Jaxpr, Literal
+from ..ir.simplify import live_eqns
 
 
 class Plan:
@@ -155,30 +156,18 @@ def _plan(jaxpr, n_consts, n_carry):
             all(s[0] != "x" for s in ys_src):
         return None
     outvars = [carry_out[i] for i in moving] + loop_ys
-    body_eqns = _live(body_eqns, outvars)
+    body_eqns = live_eqns(body_eqns, outvars)
     body = ClosedJaxpr(Jaxpr(j.constvars, consts_v + [carry_v[i] for i in moving] + xs_v +
                              pre_out, body_eqns, outvars),
                        jaxpr.consts)
     pre = ClosedJaxpr(Jaxpr(j.constvars, consts_v + xs_v,
-                            _live([e for e in j.eqns if kind[e] != "carry"], pre_out), pre_out),
+                            live_eqns([e for e in j.eqns if kind[e] != "carry"], pre_out), pre_out),
                       jaxpr.consts) if pre_out else None
     post = ClosedJaxpr(Jaxpr(j.constvars, consts_v + post_in,
                              [e for e in j.eqns if e in post_eqns], post_out),
                        jaxpr.consts) if post_out else None
     return Plan(fixed=fixed, accum=sorted(accum), moving=moving, body=body, pre=pre, post=post,
                 post_src=[boundary[v] for v in post_in], ys_src=ys_src, n_ys=len(ys_out))
-
-
-def _live(eqns, outs):
-    """The equations needed to compute `outs`, in order."""
-    live = {v for v in outs if type(v) is not Literal}
-    keep = []
-    for e in reversed(eqns):
-        if any(v in live for v in e.outvars):
-            keep.append(e)
-            live.update(v for v in e.invars if type(v) is not Literal)
-    keep.reverse()
-    return keep
 
 
 def bind_scan(consts, init, xs, jaxpr, length, reverse):
