@@ -257,10 +257,14 @@ def build_scalar_chain_grad(cfg: Config) -> Workload:
     steps = 5 if cfg.quick else 25
     x0 = np.float64(0.3)
 
-    def chain(x):
-        for _ in range(steps):
-            x = fnp.sin(x) * 1.01 + 0.1 * fnp.cos(x)
-        return x
+    def chain_in(ns):
+        """The same chain written with a library's sin/cos (fxad, autograd, jax, torch)."""
+        def chain(x):
+            for _ in range(steps):
+                x = ns.sin(x) * 1.01 + 0.1 * ns.cos(x)
+            return x
+        return chain
+    chain = chain_in(fnp)
 
     def floor():
         x, d = x0, np.float64(1.0)
@@ -276,21 +280,11 @@ def build_scalar_chain_grad(cfg: Config) -> Workload:
           Variant("fxad jit(grad)", lambda: gj(x0), mode="jit")]
     P = cfg.peers
     if "autograd" in P:
-        anp, ag = P["autograd"].np, P["autograd"].ag
-
-        def chain_ag(x):
-            for _ in range(steps):
-                x = anp.sin(x) * 1.01 + 0.1 * anp.cos(x)
-            return x
-        g_ag = ag.grad(chain_ag)
+        g_ag = P["autograd"].ag.grad(chain_in(P["autograd"].np))
         vs.append(Variant("autograd grad", lambda: g_ag(x0), "autograd"))
     if "jax" in P:
         jax, jnp = P["jax"].jax, P["jax"].np
-
-        def chain_jax(x):
-            for _ in range(steps):
-                x = jnp.sin(x) * 1.01 + 0.1 * jnp.cos(x)
-            return x
+        chain_jax = chain_in(jnp)
         g_jax, g_jaxj = jax.grad(chain_jax), jax.jit(jax.grad(chain_jax))
         xj = jnp.asarray(x0)
         vs.append(Variant("jax grad (eager)", lambda: _jax_ready(g_jax(xj)), "jax"))
@@ -300,10 +294,7 @@ def build_scalar_chain_grad(cfg: Config) -> Workload:
 
         def g_torch():
             x = torch.tensor(float(x0), dtype=torch.float64, requires_grad=True)
-            y = x
-            for _ in range(steps):
-                y = torch.sin(y) * 1.01 + 0.1 * torch.cos(y)
-            return torch.autograd.grad(y, x)[0]
+            return torch.autograd.grad(chain_in(torch)(x), x)[0]
         vs.append(Variant("torch autograd (eager)", g_torch, "torch"))
     return Workload("scalar_chain_grad",
                     f"d/dx of {steps} x (x = sin(x)*1.01 + 0.1*cos(x)), float64 scalar "
