@@ -145,7 +145,11 @@ def _vjp_flat(fun, flat_p):
 def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """(f(*primals), f_vjp[, aux]); f_vjp(ct) returns a tuple with one cotangent per primal."""
     flat_p, tree_p = tree_flatten(primals)
-    flat_p = [_leaf(p) for p in flat_p]
+    return _vjp_leaves(f, [_leaf(p) for p in flat_p], tree_p, has_aux)
+
+
+def _vjp_leaves(f, flat_p, tree_p, has_aux):
+    """vjp of f at the primals given as leaves (already arrays) and their tree."""
     fun, store = _flat_fun(f, tree_p, has_aux)
     outs, pullback, lin = _vjp_flat(fun, flat_p)
     out, aux = _split_aux(outs, store, has_aux)
@@ -199,6 +203,16 @@ def _argnums_split(fname, args, argnums):
     return single, nums
 
 
+def _argument_of(dyn, nums, k):
+    """The position (in the call) of the differentiated argument holding flat leaf `k`; only
+    for error messages, so it may re-flatten."""
+    for i, x in zip(nums, dyn):
+        k -= len(tree_flatten(x)[0])
+        if k < 0:
+            return i
+    raise AssertionError("leaf index out of range")  # pragma: no cover
+
+
 def _partial(f, args, nums, kwargs):
     def g(*dyn):
         full = list(args)
@@ -212,20 +226,22 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name):
     def vg(*args, **kwargs):
         single, nums = _argnums_split(name, args, argnums)
         dyn = tuple(args[i] for i in nums)
-        for i, x in zip(nums, dyn):
-            for leaf in tree_flatten(x)[0]:
-                dt = get_aval(_leaf(leaf)).dtype
-                if holomorphic and not np.issubdtype(dt, np.complexfloating):
+        flat_p, tree_p = tree_flatten(dyn)
+        flat_p = [_leaf(p) for p in flat_p]
+        for k, x in enumerate(flat_p):
+            dt = get_aval(x).dtype
+            if dt.kind not in "fc" or (holomorphic and dt.kind != "c"):
+                i = _argument_of(dyn, nums, k)
+                if holomorphic and dt.kind != "c":
                     raise FxadTypeError(
                         f"{name}(holomorphic=True) needs complex inputs, but argument {i} "
                         f"has dtype {dt}. Convert it with .astype(complex), or drop "
                         "holomorphic=True.")
-                if not np.issubdtype(dt, np.inexact):
-                    raise FxadTypeError(
-                        f"{name} requires floating-point inputs, but argument {i} has dtype "
-                        f"{dt}. Convert it with .astype(float), or use vjp, which accepts "
-                        "integer inputs.")
-        res = vjp(_partial(f, args, nums, kwargs), *dyn, has_aux=has_aux)
+                raise FxadTypeError(
+                    f"{name} requires floating-point inputs, but argument {i} has dtype "
+                    f"{dt}. Convert it with .astype(float), or use vjp, which accepts "
+                    "integer inputs.")
+        res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux)
         out, f_vjp = res[0], res[1]
         a = get_aval(_leaf(out)) if not isinstance(out, (tuple, list, dict)) else None
         if a is None or a.shape != ():
@@ -233,11 +249,11 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name):
             raise FxadTypeError(
                 f"{name} requires a scalar output, but the output had {what}; use "
                 "jacrev (or vjp) for a non-scalar output, or sum the output")
-        if np.issubdtype(a.dtype, np.complexfloating) and not holomorphic:
+        if a.dtype.kind == "c" and not holomorphic:
             raise FxadTypeError(f"{name} requires a real-valued output, got a complex one "
                                 f"({a.str_short()}); use holomorphic=True for a holomorphic "
                                 "function, or take .real")
-        if not np.issubdtype(a.dtype, np.inexact):
+        if a.dtype.kind not in "fc":
             raise FxadTypeError(f"{name} requires a floating-point output, got {a.dtype}")
         g = f_vjp(np.ones((), a.dtype))
         g = g[0] if single else g

@@ -75,17 +75,22 @@ def _shaped(shape, dtype):
     return a
 
 
+# NumPy's scalar types, so get_aval finds them by one set lookup instead of isinstance tests.
+_NP_SCALAR_TYPES = frozenset(np.dtype(c).type for c in "?bhilqpBHILQPefdgFDG")
+
+
 def get_aval(x) -> ShapedArray:
-    """The abstract value of any value fxad accepts."""
+    """The abstract value of any value fxad accepts (on every hot path: common cases first)."""
     t = type(x)
-    if t is np.ndarray:  # the common case first
+    if t is np.ndarray or t in _NP_SCALAR_TYPES:
         return _shaped(x.shape, x.dtype)
+    a = _PY_AVALS.get(t)
+    if a is not None:
+        return a
     if isinstance(x, Tracer):
         return x.aval
     if isinstance(x, np.generic):
         return _shaped(x.shape, x.dtype)
-    if t in _PY_AVALS:
-        return _PY_AVALS[t]
     arr = np.asarray(x)
     if arr.dtype == object:
         raise FxadTypeError(f"fxad cannot use a value of type {type(x).__name__}: it is not an "
@@ -127,14 +132,19 @@ class Primitive:
         return rule
 
     def bind(self, *args, **params):
+        top = None  # the highest-level trace among the arguments' tracers (find_top_trace, inlined)
         for a in args:
             if isinstance(a, Tracer):
-                break
-        else:  # eager fast path: nothing to trace
-            if _nan_hook is not None:  # fxad.debug_nans is on somewhere
-                return _nan_hook(self, args, params)
-            return self.impl(*args, **params)
-        return find_top_trace(args, self).process_primitive(self, args, params)
+                t = a._trace
+                if not t.active:
+                    raise escaped_tracer(a, self.name)
+                if top is None or t.level > top.level:
+                    top = t
+        if top is not None:
+            return top.process_primitive(self, args, params)
+        if _nan_hook is not None:  # eager: fxad.debug_nans is on somewhere
+            return _nan_hook(self, args, params)
+        return self.impl(*args, **params)
 
 
 _nan_hook = None  # set by fxad.debug while NaN checking is on: (prim, args, params) -> out

@@ -41,12 +41,43 @@ _FAST = {"ab": lambda a, b: a @ b, "abT": lambda a, b: a @ b.T,
          "aTb": lambda a, b: a.T @ b, "outer": np.multiply.outer}
 
 
+def diagonal_of(m):
+    """The diagonal of a square float matrix that is diagonal, else None. Eager jacfwd and
+    jacrev push identity bases through programs, which turns products with the Jacobian's
+    factors into products with diagonal matrices; scaling rows or columns instead is O(n^2)
+    rather than O(n^3). A dense matrix fails the corner probe at once, so the test is cheap."""
+    n = m.shape[0]
+    if n < 16 or m.shape[1] != n or m.dtype.kind not in "fc" or \
+            m[0, 1] != 0 or m[1, 0] != 0 or m[0, n - 1] != 0 or m[n - 1, 0] != 0:
+        return None
+    d = m.diagonal()
+    return d if np.count_nonzero(m) == np.count_nonzero(d) else None  # NaN counts as nonzero
+
+
+def _matmul_diag(form, a, b):
+    """a @ b (form 'ab' / 'abT' / 'aTb') when one factor is a diagonal matrix and the other
+    is finite (so no 0 * inf would have made a NaN); None otherwise."""
+    if a.ndim != 2 or b.ndim != 2:
+        return None
+    da = diagonal_of(a)
+    if da is not None and np.isfinite(b).all():  # diag(da) @ op(b): scale op(b)'s rows
+        return da[:, None] * (b.T if form == "abT" else b)
+    db = diagonal_of(b)
+    if db is not None and np.isfinite(a).all():  # op(a) @ diag(db): scale op(a)'s columns
+        return (a.T if form == "aTb" else a) * db
+    return None
+
+
 def _dot_general_impl(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     if not lb:
         form = fast_form(dimension_numbers, lhs.ndim, rhs.ndim)
         if form is not None:
+            if form != "outer":
+                out = _matmul_diag(form, lhs, rhs)
+                if out is not None:
+                    return out.astype(np.result_type(lhs, rhs), copy=False)
             return _FAST[form](lhs, rhs)
         return np.tensordot(lhs, rhs, (lc, rc))
     lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)

@@ -86,12 +86,11 @@ def norm_axes(x, axes, name):
 
 def fit(t, like):
     """Broadcast/convert a tangent contribution to the shape and dtype of `like`."""
-    shape = shape_of(like)
-    if shape_of(t) != shape:
-        t = lax.broadcast_to(t, shape)
-    dt = dtype_of(like)
-    if dtype_of(t) != dt:
-        t = lax.convert_element_type(t, dt)
+    ta, la = get_aval(t), get_aval(like)
+    if ta.shape != la.shape:
+        t = lax.broadcast_to(t, la.shape)
+    if ta.dtype != la.dtype:
+        t = lax.convert_element_type(t, la.dtype)
     return t
 
 
@@ -155,7 +154,8 @@ def unbroadcast(ct, aval):
     broadcasting: sum the leading axes and the axes where the operand had size 1."""
     if type(ct) is Zero:
         return Zero(aval)
-    shape = shape_of(ct)
+    ca = get_aval(ct)
+    shape = ca.shape
     if shape != aval.shape:
         lead = len(shape) - len(aval.shape)
         axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(aval.shape)
@@ -164,11 +164,10 @@ def unbroadcast(ct, aval):
             ct = lax.reduce_sum(ct, axes)
         if shape_of(ct) != aval.shape:
             ct = lax.reshape(ct, aval.shape)
-    if dtype_of(ct) != aval.dtype:
+    if ca.dtype != aval.dtype:
         if not is_float(aval.dtype):
             return None  # integer operand: no cotangent
-        if np.issubdtype(dtype_of(ct), np.complexfloating) and \
-                not np.issubdtype(aval.dtype, np.complexfloating):
+        if ca.dtype.kind == "c" and aval.dtype.kind != "c":
             ct = lax.real(ct)  # a real operand of a complex result: its part of the cotangent
         ct = lax.convert_element_type(ct, aval.dtype)
     return ct

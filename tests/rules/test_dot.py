@@ -110,3 +110,37 @@ def test_einsum_matches_numpy(spec, shapes):
 def test_einsum_mismatched_sizes_raise():
     with pytest.raises(ValueError, match="subscript 'i' has sizes 3 and 4"):
         fnp.einsum("i,i", np.ones(3), np.ones(4))
+
+
+@pytest.mark.parametrize("form,dn", [("ab", (((1,), (0,)), ((), ()))),
+                                     ("abT", (((1,), (1,)), ((), ()))),
+                                     ("aTb", (((0,), (0,)), ((), ())))])
+def test_products_with_a_diagonal_factor(form, dn):
+    """The eager shortcut for a diagonal factor (row/column scaling) gives the matrix product
+    for every form and side; almost-diagonal matrices, non-float ones and products with a
+    non-finite other factor take the BLAS path, so 0 * inf still makes NaN."""
+    from fxad.rules.dot import diagonal_of
+    rng = np.random.default_rng(2)
+    n = 20
+    A, d = rng.normal(size=(n, n)), rng.normal(size=n)
+    D = np.diag(d)
+    want = lambda a, b: np.tensordot(a, b, dn[0])
+    for a, b in ((D, A), (A, D), (D, D), (np.eye(n), A)):
+        np.testing.assert_allclose(lax.dot_general(a, b, dn), want(a, b), rtol=1e-14, atol=0)
+    assert diagonal_of(D) is not None and diagonal_of(A) is None
+    near = D.copy()
+    near[3, 5] = 1e-300  # one off-diagonal entry inside, corners zero
+    assert diagonal_of(near) is None
+    np.testing.assert_allclose(lax.dot_general(near, A, dn), want(near, A), rtol=1e-14)
+    nan_off = D.copy()
+    nan_off[2, 7] = np.nan
+    assert diagonal_of(nan_off) is None
+    assert diagonal_of(np.eye(n, dtype=np.int64)) is None
+    A_inf = A.copy()
+    A_inf[4, 4] = np.inf
+    with np.errstate(invalid="ignore"):
+        got, ref = lax.dot_general(D, A_inf, dn), want(D, A_inf)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    assert np.isnan(got).any()
+    out = lax.dot_general(D.astype(np.float32), A, dn)
+    assert out.dtype == np.float64 and not np.shares_memory(out, A)
