@@ -68,10 +68,13 @@ class JVPTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         primals, tangents = [], []
-        for a in args:
-            p, t = self.unbox(a)
-            primals.append(p)
-            tangents.append(t)
+        for a in args:  # unbox, inlined: this runs for every primitive under jvp and grad
+            if type(a) is JVPTracer and a._trace is self:
+                primals.append(a.primal)
+                tangents.append(a.tangent)
+            else:
+                primals.append(a)
+                tangents.append(Zero(get_aval(a)))
         rule = prim.jvp
         if rule is None:
             raise missing_rule("Differentiation", prim)

@@ -33,7 +33,8 @@ def backward_pass(jaxpr, consts, cts_out, args=None):
     """Cotangents of `jaxpr.invars` (Zero where none flows) given cotangents of its outputs
     (None or Zero for none). All inputs are linear, unless `args` gives a value for some
     (the others being UndefinedPrimal). Equations that do not depend on the linear inputs
-    are evaluated first."""
+    are evaluated first. (This loop runs once per equation of every eager `grad`, so it is
+    written flat; Literals are never in `linear`, so membership tests need no type check.)"""
     env = dict(zip(jaxpr.constvars, consts))
     if args is None:
         linear = set(jaxpr.invars)
@@ -42,7 +43,7 @@ def backward_pass(jaxpr, consts, cts_out, args=None):
         env.update((v, a) for v, a in zip(jaxpr.invars, args) if not is_undefined(a))
     linear_eqns = []
     for eqn in jaxpr.eqns:  # forward: evaluate the non-linear part, collect the linear one
-        if any(type(v) is not Literal and v in linear for v in eqn.invars):
+        if not linear.isdisjoint(eqn.invars):
             linear_eqns.append(eqn)
             linear.update(eqn.outvars)
         else:
@@ -50,38 +51,44 @@ def backward_pass(jaxpr, consts, cts_out, args=None):
             env.update(zip(eqn.outvars, out if eqn.primitive.multiple_results else [out]))
 
     cts = {}
+    _accumulate(cts, linear, jaxpr.outvars, cts_out)
+    pop = cts.pop
+    for eqn in reversed(linear_eqns):
+        prim = eqn.primitive
+        if prim.multiple_results:
+            outs = [pop(v, None) for v in eqn.outvars]
+            if all(ct is None for ct in outs):
+                continue
+            ct_arg = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outvars, outs)]
+        else:
+            ct_arg = pop(eqn.outvars[0], None)
+            if ct_arg is None:
+                continue
+        if prim.transpose is None:
+            _no_transpose(eqn)
+        args = [UndefinedPrimal(v.aval) if v in linear else
+                (v.val if type(v) is Literal else env[v]) for v in eqn.invars]
+        _accumulate(cts, linear, eqn.invars, prim.transpose(ct_arg, *args, **eqn.params))
+    return [Zero(v.aval) if (ct := cts.get(v)) is None else ct for v in jaxpr.invars]
 
-    def add_ct(v, ct):
-        if ct is None or type(ct) is Zero or type(v) is Literal or v not in linear:
-            return
+
+def _accumulate(cts, linear, vars_, new):
+    """Add cotangents to those of linear variables (None and symbolic zeros add nothing)."""
+    for v, ct in zip(vars_, new):
+        if ct is None or type(ct) is Zero or v not in linear:
+            continue
         prev = cts.get(v)
         cts[v] = ct if prev is None else lax.add(prev, ct)
 
-    for v, ct in zip(jaxpr.outvars, cts_out):
-        add_ct(v, ct)
-    for eqn in reversed(linear_eqns):
-        outs = [cts.pop(v, None) for v in eqn.outvars]
-        if all(ct is None for ct in outs):
-            continue
-        prim = eqn.primitive
-        if prim.transpose is None:
-            if eqn.source is not None:
-                raise FxadTypeError(
-                    f"the custom_jvp rule of '{eqn.source}' is not linear in its tangents: it "
-                    f"applies '{prim.name}' to a tangent, so reverse mode cannot transpose it. "
-                    "A JVP rule must compute tangent_out as a linear function of the tangents "
-                    "(multiply them by values computed from the primals).")
-            raise missing_rule("Transpose", prim)
-        args = [UndefinedPrimal(v.aval) if type(v) is not Literal and v in linear
-                else _read(env, v) for v in eqn.invars]
-        if prim.multiple_results:
-            ct_arg = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outvars, outs)]
-        else:
-            ct_arg = outs[0]
-        cts_in = prim.transpose(ct_arg, *args, **eqn.params)
-        for v, ct in zip(eqn.invars, cts_in):
-            add_ct(v, ct)
-    return [cts.get(v, Zero(v.aval)) for v in jaxpr.invars]
+
+def _no_transpose(eqn):
+    if eqn.source is not None:
+        raise FxadTypeError(
+            f"the custom_jvp rule of '{eqn.source}' is not linear in its tangents: it "
+            f"applies '{eqn.primitive.name}' to a tangent, so reverse mode cannot transpose it. "
+            "A JVP rule must compute tangent_out as a linear function of the tangents "
+            "(multiply them by values computed from the primals).")
+    raise missing_rule("Transpose", eqn.primitive)
 
 
 def _read(env, v):

@@ -54,7 +54,8 @@ class StagingTrace(Trace):
         return v
 
     def process_primitive(self, prim, args, params):
-        invars = [self.getvar(a) for a in args]
+        invars = [a.var if type(a) is StagingTracer and a._trace is self else self.getvar(a)
+                  for a in args]
         if prim.abstract_eval is None:
             raise missing_rule("Shape", prim)
         out = prim.abstract_eval(*[v.aval for v in invars], **params)

@@ -8,12 +8,18 @@ from ..errors import FxadValueError
 from .manipulation import ndim, ravel, shape, squeeze
 
 
+_MATRIX_PRODUCT = (((1,), (0,)), ((), ()))
+
+
 def matmul(a, b):
-    if ndim(a) == 0 or ndim(b) == 0:
+    na, nb_ = ndim(a), ndim(b)
+    if na == 0 or nb_ == 0:
         raise FxadValueError("matmul: operands must not be 0-d (use multiply)")
-    a1, b1 = ndim(a) == 1, ndim(b) == 1
-    if (a1 and ndim(b) <= 2) or (b1 and ndim(a) == 2):  # vector cases: one contraction
-        return lax.dot_general(a, b, (((ndim(a) - 1,), (0,)), ((), ())))
+    if na == 2 and nb_ == 2:  # the common case
+        return lax.dot_general(a, b, _MATRIX_PRODUCT)
+    a1, b1 = na == 1, nb_ == 1
+    if (a1 and nb_ <= 2) or (b1 and na == 2):  # vector cases: one contraction
+        return lax.dot_general(a, b, (((na - 1,), (0,)), ((), ())))
     if a1:
         a = lax.reshape(a, (1,) + shape(a))
     if b1:

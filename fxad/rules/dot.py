@@ -93,7 +93,24 @@ def _dot_general_impl(lhs, rhs, dimension_numbers):
     return np.matmul(a, b).reshape(bshape + tuple(lfs) + tuple(rfs))
 
 
+_shape_memo = {}
+
+
 def _dot_general_shape(lhs, rhs, dimension_numbers):
+    """Memoized by operand types and dimension numbers (a program sees few of them)."""
+    key = (lhs.shape, lhs.dtype, rhs.shape, rhs.dtype, dimension_numbers)
+    try:
+        out = _shape_memo.get(key)
+    except TypeError:  # dimension numbers given as lists: not memoized
+        return _dot_general_shape_of(lhs, rhs, dimension_numbers)
+    if out is None:
+        out = _dot_general_shape_of(lhs, rhs, dimension_numbers)
+        if len(_shape_memo) < 4096:
+            _shape_memo[key] = out
+    return out
+
+
+def _dot_general_shape_of(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     if len(lc) != len(rc) or len(lb) != len(rb) or \
             any(lhs.shape[i] != rhs.shape[j] for i, j in zip(lc + lb, rc + rb)):
