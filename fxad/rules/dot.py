@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Primitive, ShapedArray
+from ..core import Primitive, ShapedArray, get_aval
 from ..errors import FxadValueError
 from ..interpreters.batching import bdim_to_front
 from ..interpreters.transpose import is_undefined
@@ -142,15 +142,27 @@ def _transpose_lhs(ct, lhs_aval, rhs, dimension_numbers):
     return lax.transpose(out, tuple(pos[d] for d in range(nd)))
 
 
+def _aval(x):
+    return x.aval if is_undefined(x) else get_aval(x)
+
+
 def _swap(dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     return (rc, lc), (rb, lb)
+
+
+_AB, _ABT, _ATB = (((1,), (0,)), ((), ())), (((1,), (1,)), ((), ())), (((0,), (0,)), ((), ()))
 
 
 def _dot_general_transpose(ct, lhs, rhs, dimension_numbers):
     if is_undefined(lhs) and is_undefined(rhs):
         from ..errors import FxadTypeError
         raise FxadTypeError("cannot transpose 'dot_general' with both operands linear")
+    if dimension_numbers == _AB and len(_aval(lhs).shape) == 2 == len(_aval(rhs).shape):
+        # a @ b, the common case: ct @ b.T and a.T @ ct, one product each
+        if is_undefined(lhs):
+            return [lax.convert_element_type(dot_general(ct, rhs, _ABT), lhs.aval.dtype), None]
+        return [None, lax.convert_element_type(dot_general(lhs, ct, _ATB), rhs.aval.dtype)]
     if is_undefined(lhs):
         ct_l = _transpose_lhs(ct, lhs.aval, rhs, dimension_numbers)
         return [lax.convert_element_type(ct_l, lhs.aval.dtype), None]
