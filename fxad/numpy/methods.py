@@ -144,16 +144,25 @@ def _counterpart_module(module_name):
     return {"numpy": fnp, "numpy.linalg": fnp.linalg}.get(module_name)
 
 
-def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+_ufunc_targets = {}  # ufunc -> (fxad function or None, its public name): found once per ufunc
+
+
+def _ufunc_target(ufunc):
     import scipy.special
     name = ufunc.__name__
     if getattr(np, name, None) is ufunc:
-        fn, where = getattr(_counterpart_module("numpy"), name, None), f"numpy.{name}"
-    elif getattr(scipy.special, name, None) is ufunc:
+        return getattr(_counterpart_module("numpy"), name, None), f"numpy.{name}"
+    if getattr(scipy.special, name, None) is ufunc:
         from ..scipy import special
-        fn, where = getattr(special, name, None), f"scipy.special.{name}"
-    else:
-        fn, where = None, name
+        return getattr(special, name, None), f"scipy.special.{name}"
+    return None, name
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    target = _ufunc_targets.get(ufunc)
+    if target is None:
+        target = _ufunc_targets[ufunc] = _ufunc_target(ufunc)
+    fn, where = target
     if method != "__call__" or kwargs or fn is None:
         raise FxadTypeError(
             f"fxad cannot apply {where}{'.' + method if method != '__call__' else ''}"

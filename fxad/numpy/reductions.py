@@ -56,7 +56,7 @@ def _count(a, axes):
 
 def mean(a, axis=None, dtype=None, keepdims=False):
     axes = normalize_axes(axis, len(shape_of(a)))
-    if dtype is None and not np.issubdtype(dtype_of(a), np.inexact):
+    if dtype is None and dtype_of(a).kind not in "fc":
         dtype = np.float64
     return lax.div(sum(a, axes, dtype, keepdims), _count(a, axes))
 
