@@ -153,9 +153,48 @@ def only_b_linear(name, args):
 # on dlu. The public scipy `lu_factor` asks for lu's true tangent, for users who read the
 # factors themselves; it is staged (free when unused) in reverse mode.
 lu_factor_p = Primitive("lu_factor", multiple_results=True)
+_lapack_routines = {}
+
+
+def _lapack(name, *arrays):
+    """LAPACK's routine for these arrays' dtypes, found once per dtype combination. The LU
+    impls call getrf/getrs directly: SciPy's lu_factor/lu_solve wrappers check and convert
+    their inputs for ~10 µs a call, which eager grad of a small solve pays three times."""
+    key = (name,) + tuple(a.dtype.char for a in arrays)
+    fn = _lapack_routines.get(key)
+    if fn is None:
+        fn = _lapack_routines[key] = scipy.linalg.get_lapack_funcs((name,), arrays)[0]
+    return fn
+
+
+def _check_info(info, name, a):
+    if info < 0:
+        raise ValueError(f"illegal value in argument {-info} of LAPACK {name}")
+    if info > 0 and name == "getrf":  # as scipy.linalg.lu_factor warns
+        import warnings
+        warnings.warn(f"Diagonal number {info} is exactly zero. Singular matrix.",
+                      scipy.linalg.LinAlgWarning, stacklevel=4)
+
+
 def _lu_factor_one(a):
-    lu, piv = scipy.linalg.lu_factor(a, check_finite=False)  # looked up per call (tests count)
+    """(lu, piv) of one matrix (tests count calls to this, the only factorization)."""
+    a = np.asarray(a)
+    if a.size == 0:
+        lu, piv = scipy.linalg.lu_factor(a, check_finite=False)
+    else:
+        lu, piv, info = _lapack("getrf", a)(a, overwrite_a=False)
+        _check_info(info, "getrf", a)
     return lu, piv.astype(np.int32, copy=False)
+
+
+def _lu_solve_one(lu, piv, b, trans):
+    """op(a)⁻¹ b from one matrix's factors (tests count calls to this)."""
+    lu, b = np.asarray(lu), np.asarray(b)
+    if b.size == 0:
+        return scipy.linalg.lu_solve((lu, piv), b, trans=trans, check_finite=False)
+    x, info = _lapack("getrs", lu, b)(lu, piv, b, trans=trans, overwrite_b=False)
+    _check_info(info, "getrs", lu)
+    return x
 lu_factor_p.def_impl(lambda a, with_lu_tangent: stacked(_lu_factor_one, a))
 lu_factor_p.def_abstract_eval(lambda a, with_lu_tangent: [
     ShapedArray(a.shape, float_dtype(a.dtype)),
@@ -209,8 +248,7 @@ def lu_reconstruct(lu, piv):
 
 lu_solve_p = Primitive("lu_solve")  # lu_solve(a, lu, piv, b, trans): op(a)⁻¹ b, a unread
 lu_solve_p.def_impl(lambda a, lu, piv, b, trans: stacked(
-    lambda lu, piv, b: scipy.linalg.lu_solve((lu, piv), b, trans=trans, check_finite=False),
-    lu, piv, b))
+    lambda lu, piv, b: _lu_solve_one(lu, piv, b, trans), lu, piv, b))
 lu_solve_p.def_abstract_eval(lambda a, lu, piv, b, trans: rhs_aval("lu_solve", lu, b))
 def _lu_solve_jvp(primals, tangents, trans):
     a, lu, piv, b = primals
