@@ -216,10 +216,10 @@ def _custom_vjp_batch(vals, dims, fun, fwd, bwd, name):
     fun_b = lambda *a: vmap(fun, in_axes=dims)(*a)  # noqa: E731
     fwd_b = lambda *a: vmap(lambda *x: tuple(map(list, fwd(*x))), in_axes=dims)(*a)  # noqa: E731
 
-    def bwd_b(residuals, cts):
-        cts_in = vmap(lambda r, c: bwd(r, c))(list(residuals), list(cts))
+    def bwd_b(residuals, cts, needed=None):
+        cts_in = vmap(lambda r, c: bwd(r, c, needed))(list(residuals), list(cts))
         # batched at 0: sum over the batch for unbatched inputs, else back to their axis
-        return [lax.reduce_sum(c, (0,)) if d is None else _move(c, 0, d)
+        return [None if c is None else lax.reduce_sum(c, (0,)) if d is None else _move(c, 0, d)
                 for c, d in zip(cts_in, dims)]
     outs = custom_vjp_call_p.bind(*vals, fun=fun_b, fwd=fwd_b, bwd=bwd_b, name=name)
     return outs, [0] * len(outs)
@@ -260,7 +260,7 @@ def _custom_lin_jvp(primals, tangents, **params):
 
 def _custom_lin_transpose(cts, *args, fwd, bwd, n_p, n_res, nz, out_avals, name):
     residuals = list(args[n_p:n_p + n_res])
-    cts_in = bwd(residuals, [instantiate(c) for c in cts])
+    cts_in = bwd(residuals, [instantiate(c) for c in cts], needed=nz)
     return [None] * (n_p + n_res) + [c for c, m in zip(cts_in, nz) if m]
 
 
@@ -289,6 +289,7 @@ class custom_vjp:
         self.fwd = self.bwd = None
         self._signatures = {}
         self._check_fwd = True  # off for checkpoint, whose fwd is fun itself
+        self._remat = None  # checkpoint's function: its bwd differentiates only what is needed
         functools.update_wrapper(self, fun)
 
     def defvjp(self, fwd: Callable, bwd: Callable) -> tuple[Callable, Callable]:
@@ -325,8 +326,10 @@ class custom_vjp:
             res_leaves, store["res"] = tree_flatten(res[1])
             return out_leaves, res_leaves
 
-        def flat_bwd(residuals, cts):
+        def flat_bwd(residuals, cts, needed=None):
             ct = tree_unflatten(store["out"], cts)
+            if self._remat is not None and needed is not None and not all(needed):
+                return _remat_bwd(self._remat, full, residuals, ct, needed)
             got = self.bwd(*nd_vals, tree_unflatten(store["res"], residuals), ct)
             if not isinstance(got, (tuple, list)) or len(got) != len(dyn):
                 raise FxadTypeError(
@@ -381,10 +384,30 @@ def checkpoint(fun: Callable, policy: None = None) -> Callable:
 def _remat(fun):
     from .api import vjp
     f = custom_vjp(fun)
-    f._check_fwd = False
+    f._check_fwd, f._remat = False, fun
     f.defvjp(lambda *args: (fun(*args), args),
              lambda args, ct: vjp(fun, *args)[1](ct))
     return f
+
+
+def _remat_bwd(fun, full, leaves, ct, needed):
+    """checkpoint's backward pass when only some inputs carry tangents (`needed`, per flat
+    input leaf; its residuals are those leaves): recompute `fun` and differentiate it with
+    respect to those inputs only, so e.g. d/dx of a block that takes its weights as
+    arguments builds no weight cotangents. Entries not needed are None."""
+    from .api import vjp
+    idx = [i for i, m in enumerate(needed) if m]
+
+    def part(*sub):
+        xs = list(leaves)
+        for i, x in zip(idx, sub):
+            xs[i] = x
+        return fun(*full(xs))
+    got = vjp(part, *[leaves[i] for i in idx])[1](ct)
+    out = [None] * len(leaves)
+    for i, c in zip(idx, got):
+        out[i] = c
+    return out
 
 
 remat = checkpoint
