@@ -44,3 +44,12 @@ def test_example_runs(script, tmp_path):
     expected = EXPECT.get(script.name)
     if expected is not None:
         assert expected in proc.stdout, proc.stdout[-3000:]
+
+
+def test_design_notes_print_what_their_code_prints():
+    """The code blocks in notes/ still print the output written under them (the notes
+    quote programs and error messages; a change to fxad must not leave them stale)."""
+    notes = sorted(str(p) for p in (ROOT / "notes").glob("*.md"))
+    r = subprocess.run([sys.executable, str(ROOT / "notes" / "check_notes.py"), *notes],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
