@@ -132,7 +132,7 @@ class Primitive:
         return rule
 
     def bind(self, *args, **params):
-        top = None  # the highest-level trace among the arguments' tracers (find_top_trace, inlined)
+        top = None  # the highest-level trace among the arguments' tracers processes it
         for a in args:
             if isinstance(a, Tracer):
                 t = a._trace
@@ -224,18 +224,6 @@ def rule_source(name):
 
 def current_source():
     return _state.source
-
-
-def find_top_trace(args, prim=None) -> Trace:
-    top = None
-    for a in args:
-        if isinstance(a, Tracer):
-            t = a._trace
-            if not t.active:
-                raise escaped_tracer(a, prim.name if prim is not None else "?")
-            if top is None or t.level > top.level:
-                top = t
-    return top
 
 
 def escaped_tracer(tracer, where):

@@ -30,8 +30,12 @@ from .. import lax
 # --- shared helpers (also used by linalg_decomp) -------------------------------------------
 
 def float_dtype(dt):
+    """The dtype LAPACK computes in: integers as float64, float16 as float32 (LAPACK has no
+    half precision; SciPy converts the same way, so staged and eager dtypes agree)."""
     dt = np.dtype(dt)
-    return dt if np.issubdtype(dt, np.inexact) else np.dtype(np.float64)
+    if dt == np.float16:
+        return np.dtype(np.float32)
+    return dt if dt.kind in "fc" else np.dtype(np.float64)
 
 
 def stacked(fn, *args):
@@ -148,11 +152,6 @@ def only_b_linear(name, args):
 
 # --- LU -------------------------------------------------------------------------------------
 
-# lu_factor(a, with_lu_tangent) -> (lu, piv). By default the factors are auxiliary, with zero
-# tangents: every consumer also takes `a` and differentiates through it, so no work is spent
-# on dlu. The public scipy `lu_factor` asks for lu's true tangent, for users who read the
-# factors themselves; it is staged (free when unused) in reverse mode.
-lu_factor_p = Primitive("lu_factor", multiple_results=True)
 _lapack_routines = {}
 
 
@@ -167,7 +166,7 @@ def _lapack(name, *arrays):
     return fn
 
 
-def _check_info(info, name, a):
+def _check_info(info, name):
     if info < 0:
         raise ValueError(f"illegal value in argument {-info} of LAPACK {name}")
     if info > 0 and name == "getrf":  # as scipy.linalg.lu_factor warns
@@ -183,7 +182,7 @@ def _lu_factor_one(a):
         lu, piv = scipy.linalg.lu_factor(a, check_finite=False)
     else:
         lu, piv, info = _lapack("getrf", a)(a, overwrite_a=False)
-        _check_info(info, "getrf", a)
+        _check_info(info, "getrf")
     return lu, piv.astype(np.int32, copy=False)
 
 
@@ -193,8 +192,15 @@ def _lu_solve_one(lu, piv, b, trans):
     if b.size == 0:
         return scipy.linalg.lu_solve((lu, piv), b, trans=trans, check_finite=False)
     x, info = _lapack("getrs", lu, b)(lu, piv, b, trans=trans, overwrite_b=False)
-    _check_info(info, "getrs", lu)
+    _check_info(info, "getrs")
     return x
+
+
+# lu_factor(a, with_lu_tangent) -> (lu, piv). By default the factors are auxiliary, with zero
+# tangents: every consumer also takes `a` and differentiates through it, so no work is spent
+# on dlu. The public scipy `lu_factor` asks for lu's true tangent, for users who read the
+# factors themselves; it is staged (free when unused) in reverse mode.
+lu_factor_p = Primitive("lu_factor", multiple_results=True)
 lu_factor_p.def_impl(lambda a, with_lu_tangent: stacked(_lu_factor_one, a))
 lu_factor_p.def_abstract_eval(lambda a, with_lu_tangent: [
     ShapedArray(a.shape, float_dtype(a.dtype)),

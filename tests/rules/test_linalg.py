@@ -516,3 +516,15 @@ def test_singular_and_empty_solves_behave_like_scipy():
     a = np.array([[2.0, 1.0], [1.0, 3.0]]) * (1 + 1j)
     np.testing.assert_allclose(fsl.lu_solve(fsl.lu_factor(a), np.ones(2), trans=1),
                                sl.lu_solve(sl.lu_factor(a), np.ones(2), trans=1), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("solve", lambda a: fla.solve(a, np.ones(3, np.float16))), ("inv", fla.inv),
+    ("det", fla.det), ("slogdet", lambda a: fla.slogdet(a)[1]), ("expm", fsl.expm),
+    ("solve_triangular", lambda a: fsl.solve_triangular(a, np.ones(3, np.float16)))])
+def test_half_precision_computes_in_float32_eagerly_and_staged(name, fn):
+    """LAPACK has no float16: SciPy computes in float32, and the shape rules say so too."""
+    a = (np.eye(3) * 2 + 0.1).astype(np.float16)
+    assert fn(a).dtype == np.float32
+    assert fxad.make_jaxpr(fn)(a).out_avals[0].dtype == np.float32
+    assert fxad.jit(fn)(a).dtype == np.float32
