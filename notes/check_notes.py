@@ -57,7 +57,8 @@ def run_file(path, mode):
             with contextlib.redirect_stdout(buf), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
-                    exec(compile(code, f"{os.path.relpath(path, ROOT)}:{s + 2}", "exec"), ns)  # no checkout path in output
+                    where = f"{os.path.relpath(path, ROOT)}:{s + 2}"  # no checkout path
+                    exec(compile(code, where, "exec"), ns)
                 except Exception:
                     print(f"ERROR in {path} block at line {s + 1}:", file=sys.stderr)
                     traceback.print_exc()
