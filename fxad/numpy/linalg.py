@@ -28,7 +28,7 @@ def as_float(x):
     """An array or tracer of a float dtype (integers become float64, as in NumPy)."""
     if not isinstance(x, Tracer):
         x = asarray(x)
-    if not np.issubdtype(dtype_of(x), np.inexact):
+    if dtype_of(x).kind not in "fc":
         x = lax.convert_element_type(x, np.float64)
     return x
 
