@@ -162,8 +162,11 @@ def _vjp_leaves(f, flat_p, tree_p, has_aux):
                                 f"{store['out']}, got {tree_ct}")
         for i, (o, c) in enumerate(zip(lin.out_avals[:n_out], flat_ct)):
             _check_cotangent(i, o, get_aval(c))
-        flat_ct = [_leaf(c) for c in flat_ct] + [Zero(a) for a in lin.out_avals[n_out:]]
-        return tree_unflatten(tree_p, pullback(flat_ct))
+        return trusted([_leaf(c) for c in flat_ct])
+
+    def trusted(flat_ct):  # flat cotangents known to match the outputs (grad's own ones)
+        return tree_unflatten(tree_p, pullback(flat_ct + [Zero(a) for a in lin.out_avals[n_out:]]))
+    f_vjp._trusted = trusted
     return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 
 
@@ -223,8 +226,13 @@ def _partial(f, args, nums, kwargs):
 
 
 def _value_and_grad(f, argnums, has_aux, holomorphic, name):
+    splits = {}  # number of positional arguments -> checked (single, nums)
+
     def vg(*args, **kwargs):
-        single, nums = _argnums_split(name, args, argnums)
+        split = splits.get(len(args))
+        if split is None:
+            split = splits[len(args)] = _argnums_split(name, args, argnums)
+        single, nums = split
         dyn = tuple(args[i] for i in nums)
         flat_p, tree_p = tree_flatten(dyn)
         flat_p = [_leaf(p) for p in flat_p]
@@ -255,7 +263,7 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name):
                                 "function, or take .real")
         if a.dtype.kind not in "fc":
             raise FxadTypeError(f"{name} requires a floating-point output, got {a.dtype}")
-        g = f_vjp(np.ones((), a.dtype))
+        g = f_vjp._trusted([np.ones((), a.dtype)])  # the output was just checked: 0-d, float
         g = g[0] if single else g
         return ((out, res[2]), g) if has_aux else (out, g)
     return vg

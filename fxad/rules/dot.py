@@ -152,17 +152,27 @@ def _swap(dimension_numbers):
 
 
 _AB, _ABT, _ATB = (((1,), (0,)), ((), ())), (((1,), (1,)), ((), ())), (((0,), (0,)), ((), ()))
+_OUTER = (((), ()), ((), ()))
+# a @ b for matrices and vectors, the common cases: each cotangent is one product, by the
+# ranks of (a, b); the generic path below would add axis transposes.
+_MATMUL_CT_LHS = {(2, 2): lambda ct, b: dot_general(ct, b, _ABT),    # ct @ b.T
+                  (2, 1): lambda ct, b: dot_general(ct, b, _OUTER),  # outer(ct, b)
+                  (1, 2): lambda ct, b: dot_general(b, ct, _AB)}     # b @ ct
+_MATMUL_CT_RHS = {(2, 2): lambda a, ct: dot_general(a, ct, _ATB),    # a.T @ ct
+                  (2, 1): lambda a, ct: dot_general(a, ct, _ATB),    # a.T @ ct
+                  (1, 2): lambda a, ct: dot_general(a, ct, _OUTER)}  # outer(a, ct)
 
 
 def _dot_general_transpose(ct, lhs, rhs, dimension_numbers):
     if is_undefined(lhs) and is_undefined(rhs):
         from ..errors import FxadTypeError
         raise FxadTypeError("cannot transpose 'dot_general' with both operands linear")
-    if dimension_numbers == _AB and len(_aval(lhs).shape) == 2 == len(_aval(rhs).shape):
-        # a @ b, the common case: ct @ b.T and a.T @ ct, one product each
+    ranks = (len(_aval(lhs).shape), len(_aval(rhs).shape))
+    if dimension_numbers == _AB and ranks in _MATMUL_CT_LHS:
         if is_undefined(lhs):
-            return [lax.convert_element_type(dot_general(ct, rhs, _ABT), lhs.aval.dtype), None]
-        return [None, lax.convert_element_type(dot_general(lhs, ct, _ATB), rhs.aval.dtype)]
+            ct_l = _MATMUL_CT_LHS[ranks](ct, rhs)
+            return [lax.convert_element_type(ct_l, lhs.aval.dtype), None]
+        return [None, lax.convert_element_type(_MATMUL_CT_RHS[ranks](lhs, ct), rhs.aval.dtype)]
     if is_undefined(lhs):
         ct_l = _transpose_lhs(ct, lhs.aval, rhs, dimension_numbers)
         return [lax.convert_element_type(ct_l, lhs.aval.dtype), None]

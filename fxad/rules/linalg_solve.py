@@ -71,7 +71,8 @@ def rhs_aval(name, m, b):
             or b.shape[len(lead)] != n:
         raise FxadValueError(f"{name}: right-hand side of shape {b.shape} does not match "
                              f"matrices of shape {m.shape}")
-    return ShapedArray(b.shape, np.result_type(float_dtype(m.dtype), float_dtype(b.dtype)))
+    dm, db = float_dtype(m.dtype), float_dtype(b.dtype)
+    return ShapedArray(b.shape, dm if dm == db else np.result_type(dm, db))
 
 
 def mT(x):

@@ -28,8 +28,9 @@ def reduction(name, impl):
 
 
 def expand_reduced(y, in_shape, axes, keepdims):
-    """Put back the reduced axes of `y` as size-1 axes (to broadcast against the input)."""
-    if keepdims:
+    """Put back the reduced axes of `y` as size-1 axes (to broadcast against the input).
+    Leading axes (a full reduction, say) need none: broadcasting adds them back on the left."""
+    if keepdims or axes == tuple(range(len(axes))):
         return y
     return lax.reshape(y, reduced_shape(in_shape, axes, True))
 
