@@ -194,22 +194,31 @@ def trace_stack():
     return list(_state.stack)
 
 
-@contextmanager
-def new_trace(trace_cls, name=None, **kwargs):
-    """Push a trace for the duration of a `with` block; it is popped and deactivated on every
-    exit path, so an exception inside a transformed function leaves the stack as it was."""
-    stack = _state.stack
-    trace = trace_cls(len(stack), name, **kwargs)
-    stack.append(trace)
-    try:
-        yield trace
-    finally:
+class new_trace:
+    """`with new_trace(TraceClass, name) as trace:` pushes a trace for the block; it is popped
+    and deactivated on every exit path, so an exception inside a transformed function leaves
+    the stack as it was. (A class, not a generator: every transformation call enters one.)"""
+    __slots__ = ("make", "trace", "stack")
+
+    def __init__(self, trace_cls, name=None, **kwargs):
+        self.make = (trace_cls, name, kwargs)
+
+    def __enter__(self):
+        trace_cls, name, kwargs = self.make
+        stack = self.stack = _state.stack  # the level is the stack height when entered
+        trace = self.trace = trace_cls(len(stack), name, **kwargs)
+        stack.append(trace)
+        return trace
+
+    def __exit__(self, *exc):
+        stack, trace = self.stack, self.trace
         trace.active = False
         # Restore exactly: anything pushed above us and left behind is dropped as well.
         while stack and stack[-1] is not trace:
             stack.pop().active = False
         if stack:
             stack.pop()
+        return False
 
 
 @contextmanager
