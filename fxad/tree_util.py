@@ -9,6 +9,8 @@ import dataclasses
 from collections import OrderedDict
 from typing import Any, Callable, Iterable
 
+import numpy as np
+
 __all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_leaves", "tree_structure", "tree_map", "treedef_children", "tree_all",
            "tree_flatten_up_to", "broadcast_prefix"]
@@ -187,10 +189,13 @@ class _Mismatch(Exception):
 
 
 _LEAF_DEF = PyTreeDef(_LEAF, None, None, (), None)  # all leaves share one treedef
+# Arrays and numbers are leaves without asking the registry (the common case, checked first).
+_LEAF_TYPES = frozenset({np.ndarray, float, int, complex, bool} |
+                        {np.dtype(c).type for c in "?bhilqpBHILQPefdgFDG"})
 
 
 def _flatten(x, is_leaf, leaves):
-    if is_leaf is not None and is_leaf(x):
+    if (is_leaf is not None and is_leaf(x)) or type(x) in _LEAF_TYPES:
         leaves.append(x)
         return _LEAF_DEF
     d = _decompose(x)
