@@ -28,7 +28,7 @@ def fast_form(dimension_numbers, lnd, rnd):
         return None
     if lc == (lnd - 1,) and rc == (0,) and lnd >= 1 and rnd >= 1:
         return "ab"
-    if lnd == 2 and rnd == 2 and lc == (1,) and rc == (1,):
+    if lnd >= 1 and rnd == 2 and lc == (lnd - 1,) and rc == (1,):
         return "abT"
     if lnd == 2 and lc == (0,) and rc == (0,) and rnd >= 1:
         return "aTb"
@@ -153,13 +153,16 @@ def _swap(dimension_numbers):
 
 _AB, _ABT, _ATB = (((1,), (0,)), ((), ())), (((1,), (1,)), ((), ())), (((0,), (0,)), ((), ()))
 _OUTER = (((), ()), ((), ()))
+_VM, _VMT = (((0,), (0,)), ((), ())), (((0,), (1,)), ((), ()))  # vector @ matrix (.T)
 # a @ b for matrices and vectors, the common cases: each cotangent is one product, by the
 # ranks of (a, b); the generic path below would add axis transposes.
+# The cotangent stays the left operand where it is a vector, as in the generic path, so under
+# vmap (jacrev's basis) the batch axis leads and an identity basis meets `diagonal_of`.
 _MATMUL_CT_LHS = {(2, 2): lambda ct, b: dot_general(ct, b, _ABT),    # ct @ b.T
                   (2, 1): lambda ct, b: dot_general(ct, b, _OUTER),  # outer(ct, b)
-                  (1, 2): lambda ct, b: dot_general(b, ct, _AB)}     # b @ ct
+                  (1, 2): lambda ct, b: dot_general(ct, b, _VMT)}    # ct @ b.T
 _MATMUL_CT_RHS = {(2, 2): lambda a, ct: dot_general(a, ct, _ATB),    # a.T @ ct
-                  (2, 1): lambda a, ct: dot_general(a, ct, _ATB),    # a.T @ ct
+                  (2, 1): lambda a, ct: dot_general(ct, a, _VM),     # ct @ a
                   (1, 2): lambda a, ct: dot_general(a, ct, _OUTER)}  # outer(a, ct)
 
 
