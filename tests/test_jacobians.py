@@ -434,3 +434,28 @@ def test_hvp_dict_primal():
     H = H_dict(p)
     np.testing.assert_allclose(out["a"], H["a"]["a"] @ v["a"] + H["a"]["b"] @ v["b"], rtol=1e-12)
     np.testing.assert_allclose(out["b"], H["b"]["a"] @ v["a"] + H["b"]["b"] @ v["b"], rtol=1e-12)
+
+
+def test_eager_jacobians_meet_only_diagonal_square_products(monkeypatch):
+    """Eager jacfwd/jacrev push identity bases through the program: every n x n by n x n
+    product they run has a diagonal factor, which dot_general scales instead of multiplying
+    (O(n^2), not O(n^3)); the layout of the batched cotangents must keep it that way."""
+    from fxad.rules.dot import diagonal_of, dot_general_p, fast_form
+    n = 20
+    A = np.random.default_rng(1).normal(size=(n, n))
+    g = lambda x: fnp.tanh(A @ x) * x  # noqa: E731
+    x = np.linspace(-1.0, 1.0, n)
+    squares, real = [], dot_general_p.impl
+
+    def recording(lhs, rhs, dimension_numbers):
+        if np.shape(lhs) == (n, n) == np.shape(rhs):  # diagonal, in a form it scales
+            squares.append((diagonal_of(np.asarray(lhs)) is not None
+                            or diagonal_of(np.asarray(rhs)) is not None)
+                           and fast_form(dimension_numbers, 2, 2) in ("ab", "abT", "aTb"))
+        return real(lhs, rhs, dimension_numbers)
+    monkeypatch.setattr(dot_general_p, "impl", recording)
+    want = (1 - np.tanh(A @ x) ** 2)[:, None] * A * x[:, None] + np.diag(np.tanh(A @ x))
+    for jac in (fxad.jacfwd, fxad.jacrev):
+        squares.clear()
+        np.testing.assert_allclose(jac(g)(x), want, rtol=1e-12, atol=1e-12)
+        assert squares and all(squares), (jac.__name__, squares)
