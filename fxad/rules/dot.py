@@ -154,10 +154,10 @@ def _swap(dimension_numbers):
 _AB, _ABT, _ATB = (((1,), (0,)), ((), ())), (((1,), (1,)), ((), ())), (((0,), (0,)), ((), ()))
 _OUTER = (((), ()), ((), ()))
 _VM, _VMT = (((0,), (0,)), ((), ())), (((0,), (1,)), ((), ()))  # vector @ matrix (.T)
-# a @ b for matrices and vectors, the common cases: each cotangent is one product, by the
-# ranks of (a, b); the generic path below would add axis transposes.
-# The cotangent stays the left operand where it is a vector, as in the generic path, so under
-# vmap (jacrev's basis) the batch axis leads and an identity basis meets `diagonal_of`.
+# a @ b for matrices and vectors, the common cases: each cotangent is one product, chosen by
+# the ranks of (a, b), where the generic path below would add axis transposes. A vector
+# cotangent stays the left operand, as in the generic path, so that under vmap (jacrev's
+# basis) the batch axis leads and an identity basis meets `diagonal_of`.
 _MATMUL_CT_LHS = {(2, 2): lambda ct, b: dot_general(ct, b, _ABT),    # ct @ b.T
                   (2, 1): lambda ct, b: dot_general(ct, b, _OUTER),  # outer(ct, b)
                   (1, 2): lambda ct, b: dot_general(ct, b, _VMT)}    # ct @ b.T
