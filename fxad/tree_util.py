@@ -11,6 +11,8 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from .core import _NP_SCALAR_TYPES
+
 __all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_leaves", "tree_structure", "tree_map", "treedef_children", "tree_all",
            "tree_flatten_up_to", "broadcast_prefix"]
@@ -190,8 +192,7 @@ class _Mismatch(Exception):
 
 _LEAF_DEF = PyTreeDef(_LEAF, None, None, (), None)  # all leaves share one treedef
 # Arrays and numbers are leaves without asking the registry (the common case, checked first).
-_LEAF_TYPES = frozenset({np.ndarray, float, int, complex, bool} |
-                        {np.dtype(c).type for c in "?bhilqpBHILQPefdgFDG"})
+_LEAF_TYPES = frozenset({np.ndarray, float, int, complex, bool}) | _NP_SCALAR_TYPES
 
 
 def _flatten(x, is_leaf, leaves):
