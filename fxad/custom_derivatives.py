@@ -328,7 +328,7 @@ class custom_vjp:
 
         def flat_bwd(residuals, cts, needed=None):
             ct = tree_unflatten(store["out"], cts)
-            if self._remat is not None and needed is not None and not all(needed):
+            if self._remat is not None:  # checkpoint: recompute, differentiate what is needed
                 return _remat_bwd(self._remat, full, residuals, ct, needed)
             got = self.bwd(*nd_vals, tree_unflatten(store["res"], residuals), ct)
             if not isinstance(got, (tuple, list)) or len(got) != len(dyn):
@@ -382,21 +382,19 @@ def checkpoint(fun: Callable, policy: None = None) -> Callable:
 
 @functools.lru_cache(maxsize=256)
 def _remat(fun):
-    from .api import vjp
     f = custom_vjp(fun)
     f._check_fwd, f._remat = False, fun
-    f.defvjp(lambda *args: (fun(*args), args),
-             lambda args, ct: vjp(fun, *args)[1](ct))
+    f.defvjp(lambda *args: (fun(*args), args), None)  # the backward pass is _remat_bwd
     return f
 
 
-def _remat_bwd(fun, full, leaves, ct, needed):
-    """checkpoint's backward pass when only some inputs carry tangents (`needed`, per flat
-    input leaf; its residuals are those leaves): recompute `fun` and differentiate it with
-    respect to those inputs only, so e.g. d/dx of a block that takes its weights as
-    arguments builds no weight cotangents. Entries not needed are None."""
+def _remat_bwd(fun, full, leaves, ct, needed=None):
+    """checkpoint's backward pass (its residuals are the flat input leaves): recompute `fun`
+    and differentiate it with respect to the inputs that carry tangents (`needed`, per leaf;
+    None: all) only, so e.g. d/dx of a block that takes its weights as arguments builds no
+    weight cotangents. Entries not needed are None."""
     from .api import vjp
-    idx = [i for i, m in enumerate(needed) if m]
+    idx = [i for i, m in enumerate(needed) if m] if needed is not None else range(len(leaves))
 
     def part(*sub):
         xs = list(leaves)

@@ -7,7 +7,7 @@ equation none of whose outputs received a cotangent is skipped.
 """
 from __future__ import annotations
 
-from ..core import missing_rule
+from ..core import get_aval, missing_rule
 from ..errors import FxadTypeError
 from ..ir.jaxpr import Literal
 from .jvp import Zero
@@ -27,6 +27,11 @@ class UndefinedPrimal:
 
 def is_undefined(x):
     return type(x) is UndefinedPrimal
+
+
+def aval_of(x):
+    """The abstract value of a transpose rule's operand: a linear one's own, or a value's."""
+    return x.aval if type(x) is UndefinedPrimal else get_aval(x)
 
 
 def backward_pass(jaxpr, consts, cts_out, args=None):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Primitive, ShapedArray, get_aval
+from ..core import Primitive, ShapedArray
 from ..errors import FxadValueError
 from ..interpreters.batching import bdim_to_front
-from ..interpreters.transpose import is_undefined
+from ..interpreters.transpose import aval_of, is_undefined
 from .helpers import defjvp, shape_of
 from .. import lax
 
@@ -142,10 +142,6 @@ def _transpose_lhs(ct, lhs_aval, rhs, dimension_numbers):
     return lax.transpose(out, tuple(pos[d] for d in range(nd)))
 
 
-def _aval(x):
-    return x.aval if is_undefined(x) else get_aval(x)
-
-
 def _swap(dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     return (rc, lc), (rb, lb)
@@ -170,7 +166,7 @@ def _dot_general_transpose(ct, lhs, rhs, dimension_numbers):
     if is_undefined(lhs) and is_undefined(rhs):
         from ..errors import FxadTypeError
         raise FxadTypeError("cannot transpose 'dot_general' with both operands linear")
-    ranks = (len(_aval(lhs).shape), len(_aval(rhs).shape))
+    ranks = (len(aval_of(lhs).shape), len(aval_of(rhs).shape))
     if dimension_numbers == _AB and ranks in _MATMUL_CT_LHS:
         if is_undefined(lhs):
             ct_l = _MATMUL_CT_LHS[ranks](ct, rhs)

@@ -27,7 +27,7 @@ from ..errors import FxadTypeError
 from ..interpreters.batching import BatchTracer, broadcast_batched, moveaxis
 from ..interpreters.jvp import JVPTracer, Zero, jvp_jaxpr
 from ..interpreters.partial_eval import partial_eval_jaxpr
-from ..interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
+from ..interpreters.transpose import UndefinedPrimal, aval_of, backward_pass, is_undefined
 from .. import core
 from ..ir.codegen import compiled_for, compiled_scan_for
 from ..ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
@@ -154,8 +154,7 @@ def _scan_transpose(cts, *args, jaxpr, n_consts, n_carry, length, reverse):
     xu = [is_undefined(x) for x in xs]
     k_consts = [c for c, u in zip(consts, cu) if not u]
     k_xs = [x for x, u in zip(xs, xu) if not u]
-    out_avals = scan_p.abstract_eval(*[a.aval if is_undefined(a) else get_aval(a)
-                                       for a in args], jaxpr=jaxpr, n_consts=n_consts,
+    out_avals = scan_p.abstract_eval(*[aval_of(a) for a in args], jaxpr=jaxpr, n_consts=n_consts,
                                      n_carry=n_carry, length=length, reverse=reverse)
     cts = [materialize(c, a) for c, a in zip(cts, out_avals)]
     lin_c_avals = [c.aval for c in consts if is_undefined(c)]

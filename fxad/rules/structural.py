@@ -7,7 +7,7 @@ from ..core import Primitive, ShapedArray
 from ..errors import FxadValueError
 from ..interpreters.batching import (bdim_to_front, batch_size, broadcast_batched,
                                      defbatch_unary_axes)
-from ..interpreters.transpose import is_undefined
+from ..interpreters.transpose import aval_of, is_undefined
 from .helpers import deflinear, norm_axes, shape_of, unbroadcast
 from .. import lax
 
@@ -89,7 +89,7 @@ concatenate_p.def_abstract_eval(_concatenate_shape)
 def _concatenate_transpose(ct, *xs, axis):
     out, start = [], 0
     for x in xs:
-        n = x.aval.shape[axis] if is_undefined(x) else shape_of(x)[axis]
+        n = aval_of(x).shape[axis]
         if is_undefined(x):
             idx = (slice(None),) * axis + (slice(start, start + n),)
             out.append(unbroadcast(lax.getitem(ct, idx), x.aval))  # back to x's dtype
