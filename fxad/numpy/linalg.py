@@ -62,14 +62,14 @@ def identity_like(a):
 
 def solve(a, b):
     a, b = solve_operands(a, b)
-    lu, piv = _sol.lu_factor(a)
-    return _sol.lu_solve(a, lu, piv, b, 0)
+    lu, piv = _sol.lu_factor(a, transposed=True)
+    return _sol.lu_solve(a, lu, piv, b, 0, lu_t=True)
 
 
 def inv(a):
     a = _matrices("inv", a)
-    lu, piv = _sol.lu_factor(a)
-    return _sol.lu_solve(a, lu, piv, identity_like(a), 0)
+    lu, piv = _sol.lu_factor(a, transposed=True)
+    return _sol.lu_solve(a, lu, piv, identity_like(a), 0, lu_t=True)
 
 
 def det(a):

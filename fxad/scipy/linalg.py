@@ -114,8 +114,8 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
         return _sol.cho_solve(a, l, b, lower)
     if kind == "sym":  # SciPy reads one triangle
         a = _sol.one_triangle_sym(a, lower)
-    lu, piv = _sol.lu_factor(a)
-    return _sol.lu_solve(a, lu, piv, b, int(transposed and kind == "gen"))
+    lu, piv = _sol.lu_factor(a, transposed=True)
+    return _sol.lu_solve(a, lu, piv, b, int(transposed and kind == "gen"), lu_t=True)
 
 
 def expm(A):

@@ -502,7 +502,7 @@ def test_linear_primitives_refuse_nonlinear_transpose():
     from fxad.core import ShapedArray
     with pytest.raises(TypeError, match="right-hand side"):
         lu_solve_p.transpose(np.ones(3), UndefinedPrimal(ShapedArray((3, 3), np.float64)),
-                             *sl.lu_factor(a), np.ones(3), trans=0)
+                             *sl.lu_factor(a), np.ones(3), trans=0, lu_t=False)
 
 
 def test_singular_and_empty_solves_behave_like_scipy():
@@ -528,3 +528,31 @@ def test_half_precision_computes_in_float32_eagerly_and_staged(name, fn):
     assert fn(a).dtype == np.float32
     assert fxad.make_jaxpr(fn)(a).out_avals[0].dtype == np.float32
     assert fxad.jit(fn)(a).dtype == np.float32
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_solve_and_inv_for_every_memory_layout(layout):
+    """solve/inv factor aᵀ (LAPACK's column-major view of a row-major a); the answer and its
+    gradient must not depend on how `a` lies in memory."""
+    rng = np.random.default_rng(5)
+    base = _np_gen(rng.uniform(-1, 1, (8, 8)))
+    a = {"C": base[:4, :4].copy(), "F": np.asfortranarray(base[:4, :4]),
+         "strided": base[::2, ::2]}[layout]
+    b = rng.uniform(-1, 1, 4)
+    np.testing.assert_allclose(fnp.linalg.solve(a, b), np.linalg.solve(a, b), rtol=1e-12)
+    np.testing.assert_allclose(fnp.linalg.inv(a), np.linalg.inv(a), rtol=1e-12)
+    np.testing.assert_allclose(fxad.jit(fnp.linalg.solve)(a, b), np.linalg.solve(a, b),
+                               rtol=1e-12)
+    ga, gb = fxad.grad(lambda a, b: fnp.sum(fnp.linalg.solve(a, b)), argnums=(0, 1))(a, b)
+    y = np.linalg.solve(a.T, np.ones(4))
+    np.testing.assert_allclose(gb, y, rtol=1e-12)
+    np.testing.assert_allclose(ga, -np.outer(y, np.linalg.solve(a, b)), rtol=1e-12)
+
+
+def test_transposed_lu_factors_are_those_of_the_transpose():
+    from fxad.rules.linalg_solve import _lu_factor_one
+    a = _np_gen(np.random.default_rng(6).uniform(-1, 1, (5, 5)))
+    lu, piv = _lu_factor_one(a, transposed=True)
+    lu_ref, piv_ref = sl.lu_factor(a.T)
+    np.testing.assert_allclose(lu, lu_ref, rtol=1e-14)
+    np.testing.assert_array_equal(piv, piv_ref)
