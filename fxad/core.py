@@ -77,14 +77,17 @@ def _shaped(shape, dtype):
 
 # NumPy's scalar types, so get_aval finds them by one set lookup instead of isinstance tests.
 _NP_SCALAR_TYPES = frozenset(np.dtype(c).type for c in "?bhilqpBHILQPefdgFDG")
+# One shared abstract value per scalar type (Python's weak, NumPy's not): scalar code asks
+# for them on every primitive.
+_SCALAR_AVALS = {**{t: ShapedArray((), t) for t in _NP_SCALAR_TYPES}, **_PY_AVALS}
 
 
 def get_aval(x) -> ShapedArray:
     """The abstract value of any value fxad accepts (on every hot path: common cases first)."""
     t = type(x)
-    if t is np.ndarray or t in _NP_SCALAR_TYPES:
+    if t is np.ndarray:
         return _shaped(x.shape, x.dtype)
-    a = _PY_AVALS.get(t)
+    a = _SCALAR_AVALS.get(t)
     if a is not None:
         return a
     if isinstance(x, Tracer):

@@ -8,10 +8,12 @@ tangent program is linear, and they reuse the output (`ans`) where that saves wo
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import scipy.special
 
-from ..core import Primitive, is_float
+from ..core import _NP_SCALAR_TYPES, Primitive, is_float
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
@@ -28,6 +30,24 @@ def elementwise(name, impl):
     return p
 
 
+_OPERANDS = _NP_SCALAR_TYPES | {np.ndarray, bool, int, float, complex}
+_PY_NUMBERS = {bool, int, float, complex}
+
+
+def arithmetic(ufunc, op):
+    """The impl of add/sub/mul/div: Python's operator when a NumPy value is involved, which
+    NumPy runs as the same ufunc for arrays, but for NumPy scalars through its scalar math,
+    ~10x faster than a ufunc call (eager grad of scalar code is mostly such calls). Two
+    Python numbers, or anything else, go to the ufunc (True + True must stay a bool)."""
+    def impl(x, y):
+        tx, ty = type(x), type(y)
+        if tx in _OPERANDS and ty in _OPERANDS and not (tx in _PY_NUMBERS and ty in _PY_NUMBERS):
+            return op(x, y)
+        return ufunc(x, y)
+    impl.__name__ = ufunc.__name__
+    return impl
+
+
 def deftranspose(prim, rule):
     prim.linear = True
     prim.transpose = rule
@@ -40,13 +60,13 @@ deflinear(neg_p, lambda ct, x: [neg(ct)])
 def neg(x): return neg_p.bind(x)
 
 
-add_p = elementwise("add", np.add)
+add_p = elementwise("add", arithmetic(np.add, operator.add))
 defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
 deftranspose(add_p, lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
 def add(x, y): return add_p.bind(x, y)
 
 
-sub_p = elementwise("sub", np.subtract)
+sub_p = elementwise("sub", arithmetic(np.subtract, operator.sub))
 defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 deftranspose(sub_p, lambda ct, x, y: [ct_for(x, ct),
                                       unbroadcast(neg(ct), y.aval) if is_undefined(y) else None])
@@ -58,7 +78,7 @@ def _nonlinear(name):
                         "is not linear in its inputs")
 
 
-mul_p = elementwise("mul", np.multiply)
+mul_p = elementwise("mul", arithmetic(np.multiply, operator.mul))
 defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
 def _mul_transpose(ct, x, y):
     if is_undefined(x) and is_undefined(y):
@@ -70,7 +90,7 @@ deftranspose(mul_p, _mul_transpose)
 def mul(x, y): return mul_p.bind(x, y)
 
 
-div_p = elementwise("div", np.true_divide)
+div_p = elementwise("div", arithmetic(np.true_divide, operator.truediv))
 defjvp_with_output(div_p, lambda t, ans, x, y: div(t, y),
                    lambda t, ans, x, y: mul(t, neg(div(ans, y))))
 def _div_transpose(ct, x, y):
