@@ -30,19 +30,28 @@ def elementwise(name, impl):
     return p
 
 
-_OPERANDS = _NP_SCALAR_TYPES | {np.ndarray, bool, int, float, complex}
+_NP_VALUES = _NP_SCALAR_TYPES | {np.ndarray}
 _PY_NUMBERS = {bool, int, float, complex}
+_OPERANDS = _NP_VALUES | _PY_NUMBERS
 
 
-def arithmetic(ufunc, op):
-    """The impl of add/sub/mul/div: Python's operator when a NumPy value is involved, which
-    NumPy runs as the same ufunc for arrays, but for NumPy scalars through its scalar math,
-    ~10x faster than a ufunc call (eager grad of scalar code is mostly such calls). Two
-    Python numbers, or anything else, go to the ufunc (True + True must stay a bool)."""
+def arithmetic(ufunc, name):
+    """The impl of add/sub/mul/div: the operator (`x.__mul__(y)`, or `y.__rmul__(x)` for a
+    Python number x) when a NumPy value is involved, which NumPy runs as the same ufunc for
+    arrays, but for NumPy scalars through its scalar math, ~10x faster than a ufunc call
+    (eager grad of scalar code is mostly such calls). The reflected method is called
+    directly because Python's `2j * np.float64(1)` would take complex's own product (float64
+    subclasses float). Two Python numbers, or anything else, go to the ufunc (True + True
+    must stay a bool)."""
+    op, rop = getattr(operator, name), f"__r{name}__"
+
     def impl(x, y):
         tx, ty = type(x), type(y)
-        if tx in _OPERANDS and ty in _OPERANDS and not (tx in _PY_NUMBERS and ty in _PY_NUMBERS):
-            return op(x, y)
+        if tx in _NP_VALUES:
+            if ty in _OPERANDS:
+                return op(x, y)
+        elif tx in _PY_NUMBERS and ty in _NP_VALUES:
+            return getattr(y, rop)(x)
         return ufunc(x, y)
     impl.__name__ = ufunc.__name__
     return impl
@@ -60,13 +69,13 @@ deflinear(neg_p, lambda ct, x: [neg(ct)])
 def neg(x): return neg_p.bind(x)
 
 
-add_p = elementwise("add", arithmetic(np.add, operator.add))
+add_p = elementwise("add", arithmetic(np.add, "add"))
 defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
 deftranspose(add_p, lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
 def add(x, y): return add_p.bind(x, y)
 
 
-sub_p = elementwise("sub", arithmetic(np.subtract, operator.sub))
+sub_p = elementwise("sub", arithmetic(np.subtract, "sub"))
 defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 deftranspose(sub_p, lambda ct, x, y: [ct_for(x, ct),
                                       unbroadcast(neg(ct), y.aval) if is_undefined(y) else None])
@@ -78,7 +87,7 @@ def _nonlinear(name):
                         "is not linear in its inputs")
 
 
-mul_p = elementwise("mul", arithmetic(np.multiply, operator.mul))
+mul_p = elementwise("mul", arithmetic(np.multiply, "mul"))
 defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
 def _mul_transpose(ct, x, y):
     if is_undefined(x) and is_undefined(y):
@@ -90,7 +99,7 @@ deftranspose(mul_p, _mul_transpose)
 def mul(x, y): return mul_p.bind(x, y)
 
 
-div_p = elementwise("div", arithmetic(np.true_divide, operator.truediv))
+div_p = elementwise("div", arithmetic(np.true_divide, "truediv"))
 defjvp_with_output(div_p, lambda t, ans, x, y: div(t, y),
                    lambda t, ans, x, y: mul(t, neg(div(ans, y))))
 def _div_transpose(ct, x, y):

@@ -131,3 +131,26 @@ def test_stop_gradient_is_zero_at_every_order():
     h = fxad.hessian(lambda v: fnp.sum(lax.stop_gradient(v) * v ** 2))(x)
     np.testing.assert_allclose(h, np.diag(2 * x))
     assert fxad.jvp(lax.stop_gradient, (x,), (np.ones(3),))[1].tolist() == [0, 0, 0]
+
+
+_OPERANDS = [np.float64(1.5), np.float32(-2.5), np.float16(0.5), np.int64(3), np.int32(-7),
+             np.uint8(200), np.bool_(True), np.complex128(1 - 2j), np.array(2.5),
+             np.array([1.0, 0.0], np.float32), np.array([3, 0]), True, 4, -0.0, 2j]
+
+
+@pytest.mark.parametrize("name, ufunc", [("add", np.add), ("sub", np.subtract),
+                                          ("mul", np.multiply), ("div", np.true_divide)])
+def test_arithmetic_impls_agree_with_the_ufunc_for_every_operand_type(name, ufunc):
+    """add/sub/mul/div take NumPy's scalar-math path for NumPy scalars (fxad.rules.elementwise
+    `arithmetic`); type and value must be exactly the ufunc's, for every pair of types."""
+    from fxad.rules import elementwise
+    impl = getattr(elementwise, name + "_p").impl
+    for x in _OPERANDS:
+        for y in _OPERANDS:
+            if name == "sub" and np.asarray(x).dtype == bool and np.asarray(y).dtype == bool:
+                continue  # NumPy refuses bool - bool either way
+            with np.errstate(all="ignore"):
+                ours, ref = impl(x, y), ufunc(x, y)
+            assert type(ours) is type(ref), (x, y)
+            assert np.asarray(ours).dtype == np.asarray(ref).dtype, (x, y)
+            np.testing.assert_array_equal(ours, ref, err_msg=f"{x!r} {name} {y!r}")
