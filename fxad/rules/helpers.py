@@ -45,9 +45,14 @@ def elementwise_shape(prim):
         return ShapedArray(shape, probe_dtype(prim, avals, params))
 
     def rule(*avals, **params):
-        key = avals_key(avals)
-        if params:
-            key = (key, tuple(sorted(params.items())))
+        if len(avals) == 2 and not params:  # the common cases, keyed without a loop
+            a, b = avals
+            key = (a.shape, a.dtype, a.weak, b.shape, b.dtype, b.weak)
+        elif len(avals) == 1 and not params:
+            a = avals[0]
+            key = (a.shape, a.dtype, a.weak)
+        else:
+            key = (avals_key(avals), tuple(sorted(params.items())))
         try:
             out = memo.get(key)
         except TypeError:  # an unhashable parameter: not memoized
@@ -137,7 +142,10 @@ def deflinear(prim, transpose_rule, linear_args=None):
     def jvp(primals, tangents, **params):
         ans = prim.bind(*primals, **params)
         idx = range(len(primals)) if linear_args is None else linear_args
-        if all(type(tangents[i]) is Zero for i in idx):
+        for i in idx:
+            if type(tangents[i]) is not Zero:
+                break
+        else:  # no linear operand has a tangent
             return ans, (Zero.like(ans) if not prim.multiple_results
                          else [Zero.like(a) for a in ans])
         args = list(primals)
