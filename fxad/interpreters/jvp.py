@@ -81,7 +81,7 @@ class JVPTrace(Trace):
         out, t_out = rule(primals, tangents, **params)
         if prim.multiple_results:
             return [self.box(p, t) for p, t in zip(out, t_out)]
-        return self.box(out, t_out)
+        return out if type(t_out) is Zero else JVPTracer(self, out, t_out)  # box, inlined
 
 
 def jvp_flat(fun, primals, tangents, name="jvp"):

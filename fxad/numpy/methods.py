@@ -9,6 +9,7 @@ from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError
 from . import creation, manipulation as shape, products, reductions, ufuncs
+from ..rules.elementwise import add_p, div_p, mul_p, sub_p
 from ..rules.indexing import getitem
 
 
@@ -24,6 +25,10 @@ _OPS = {
 for _name, _f in _OPS.items():
     setattr(Tracer, f"__{_name}__", lambda self, other, _f=_f: _f(self, other))
     setattr(Tracer, f"__r{_name}__", _swap(_f))
+# Arithmetic binds its primitive directly: one call frame less on the most used operators.
+for _name, _p in {"add": add_p, "sub": sub_p, "mul": mul_p, "truediv": div_p}.items():
+    setattr(Tracer, f"__{_name}__", lambda self, other, _b=_p.bind: _b(self, other))
+    setattr(Tracer, f"__r{_name}__", lambda self, other, _b=_p.bind: _b(other, self))
 
 Tracer.__neg__ = lambda self: lax.neg(self)
 Tracer.__pos__ = lambda self: self
