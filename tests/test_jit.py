@@ -552,3 +552,29 @@ def test_repeat_calls_take_the_fast_path_and_agree_with_the_first():
     assert len(f.fast) == 3
     np.testing.assert_allclose(f(x64[:2], 3), np.sin(x64[:2]) * 3)  # a new shape: staged
     assert len(f.fast) == 4
+
+
+def test_repeat_calls_with_lists_and_tuples_take_the_fast_path():
+    """Nested lists/tuples of arrays (a model's parameters) are keyed without pytree
+    flattening; list and tuple, and different nestings, are different signatures; dicts
+    and other nodes take the general path."""
+    calls = []
+
+    def f(params, x):
+        calls.append(1)
+        (w, b), scale = params[0], params[1]
+        return [fnp.tanh(x @ w + b) * scale, (x.sum(),)]
+    jf = fxad.jit(f)
+    w, b, x = np.ones((3, 2)), np.arange(2.0), np.linspace(0, 1, 3)
+    want = [np.tanh(x @ w + b) * 2.0, (x.sum(),)]
+    for params in ([(w, b), 2.0], [[w, b], 2.0], ((w, b), np.float64(2.0))):
+        for _ in range(3):
+            out = jf(params, x)
+            assert isinstance(out, list) and isinstance(out[1], tuple)
+            np.testing.assert_allclose(out[0], want[0], rtol=1e-15)
+            np.testing.assert_allclose(out[1][0], want[1][0], rtol=1e-15)
+    assert len(calls) == 3 and len(jf.fast) == 3  # one trace and one fast entry each
+    g = fxad.jit(lambda d: d["a"] * 2)
+    for _ in range(2):
+        np.testing.assert_allclose(g({"a": x}), 2 * x)
+    assert len(g.fast) == 0
