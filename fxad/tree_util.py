@@ -79,11 +79,20 @@ class PyTreeDef:
 
     def __init__(self, kind, nodetype, aux, children, unflat):
         # _unflat is not part of identity (__eq__/__hash__): the node type determines it.
-        values = (kind, nodetype, aux, children, unflat,
-                  1 if kind == _LEAF else sum(c.num_leaves for c in children),
-                  1 + sum(c.num_nodes for c in children), None)
-        for name, v in zip(self.__slots__, values):
-            object.__setattr__(self, name, v)
+        # (Written out: every call of grad or jit flattens its arguments into these.)
+        n_leaves, n_nodes = (1 if kind == _LEAF else 0), 1
+        for c in children:
+            n_leaves += c.num_leaves
+            n_nodes += c.num_nodes
+        set_ = object.__setattr__
+        set_(self, "_kind", kind)
+        set_(self, "_type", nodetype)
+        set_(self, "_aux", aux)
+        set_(self, "_children", children)
+        set_(self, "_unflat", unflat)
+        set_(self, "num_leaves", n_leaves)
+        set_(self, "num_nodes", n_nodes)
+        set_(self, "_hash", None)
 
     def __setattr__(self, name, value):
         raise AttributeError("PyTreeDef is immutable")
