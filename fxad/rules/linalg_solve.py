@@ -205,7 +205,7 @@ def _lu_solve_one(lu, piv, b, trans):
 # auxiliary, with zero tangents: every consumer also takes `a` and differentiates through it,
 # so no work is spent on dlu. The public scipy `lu_factor` asks for lu's true tangent, for
 # users who read the factors themselves; it is staged (free when unused) in reverse mode.
-# `transposed` factors aᵀ instead (no transposing copy of a row-major `a`, ~8% of an LU at
+# `transposed` factors aᵀ instead (no transposing copy of a row-major `a`, ~4% of an LU at
 # n = 400); lu_solve's `lu_t` says which one its factors are. Only auxiliary factors may be.
 lu_factor_p = Primitive("lu_factor", multiple_results=True)
 lu_factor_p.def_impl(lambda a, with_lu_tangent, transposed: stacked(
