@@ -55,3 +55,68 @@ def test_vmap_and_jit_with_complex():
     g = lambda z: fnp.abs(z) ** 2
     np.testing.assert_allclose(fxad.vmap(fxad.grad(g))(Z), 2 * np.conj(Z))
     np.testing.assert_allclose(fxad.jit(fxad.grad(lambda z: fnp.sum(g(z))))(Z), 2 * np.conj(Z))
+
+
+# --- complex linear algebra ----------------------------------------------------------------
+
+import scipy.linalg as sl  # noqa: E402
+import fxad.scipy.linalg as fsl  # noqa: E402
+
+_rng = np.random.default_rng(7)
+_A = _rng.standard_normal((3, 3)) + 1j * _rng.standard_normal((3, 3)) + 3 * np.eye(3)
+_B = _rng.standard_normal((3, 2)) + 1j * _rng.standard_normal((3, 2))
+_H = _A @ _A.conj().T + np.eye(3)  # Hermitian positive definite
+
+# (name, fxad function, reference, arguments): trans=2 / 'C' is the conjugate transpose, and
+# Cholesky reads one triangle as a Hermitian matrix (the diagonal's real part).
+LINALG = [
+    ("solve", fnp.linalg.solve, np.linalg.solve, (_A, _B)),
+    ("inv", fnp.linalg.inv, np.linalg.inv, (_A,)),
+    ("det", fnp.linalg.det, np.linalg.det, (_A,)),
+    ("slogdet_sign", lambda a: fnp.linalg.slogdet(a)[0], lambda a: np.linalg.slogdet(a)[0], (_A,)),
+    ("slogdet_log", lambda a: fnp.linalg.slogdet(a)[1], lambda a: np.linalg.slogdet(a)[1], (_A,)),
+    ("solve_transposed", lambda a, b: fsl.solve(a, b, transposed=True),
+     lambda a, b: np.linalg.solve(a.T, b), (_A, _B)),
+    *[(f"lu_solve_{t}", lambda a, b, t=t: fsl.lu_solve(fsl.lu_factor(a), b, trans=t),
+       lambda a, b, t=t: sl.lu_solve(sl.lu_factor(a), b, trans=t), (_A, _B)) for t in (0, 1, 2)],
+    ("lu_solve_tuple_C", lambda a, b: fsl.lu_solve(tuple(fsl.lu_factor(a)), b, trans="C"),
+     lambda a, b: sl.lu_solve(sl.lu_factor(a), b, trans=2), (_A, _B)),
+    *[(f"solve_triangular_{lo}_{t}",
+       lambda a, b, t=t, lo=lo: fsl.solve_triangular(a, b, trans=t, lower=lo == "L"),
+       lambda a, b, t=t, lo=lo: sl.solve_triangular(a, b, trans=t, lower=lo == "L"), (_A, _B))
+      for t in (0, 1, 2) for lo in "LU"],
+    ("cholesky", fnp.linalg.cholesky, np.linalg.cholesky, (_H,)),
+    ("cholesky_upper", lambda a: fnp.linalg.cholesky(a, upper=True),
+     lambda a: np.linalg.cholesky(a, upper=True), (_H,)),
+    ("scipy_cholesky_upper", lambda a: fsl.cholesky(a), sl.cholesky, (_H,)),
+    *[(f"cho_solve_{lo}", lambda a, b, lo=lo: fsl.cho_solve(fsl.cho_factor(a, lower=lo), b),
+       lambda a, b, lo=lo: sl.cho_solve(sl.cho_factor(a, lower=lo), b), (_H, _B))
+      for lo in (True, False)],
+    ("cho_solve_tuple", lambda a, b: fsl.cho_solve(tuple(fsl.cho_factor(a)), b),
+     lambda a, b: sl.cho_solve(sl.cho_factor(a), b), (_H, _B)),
+    *[(f"solve_pos_{lo}", lambda a, b, lo=lo: fsl.solve(a, b, assume_a="pos", lower=lo),
+       lambda a, b, lo=lo: sl.solve(a, b, assume_a="pos", lower=lo), (_H, _B))
+      for lo in (True, False)],
+    ("expm", fsl.expm, sl.expm, (0.3 * _A,)),
+]
+
+
+@pytest.mark.parametrize("name,f,ref,args", LINALG, ids=[r[0] for r in LINALG])
+def test_complex_linalg_values_and_derivatives(name, f, ref, args):
+    np.testing.assert_allclose(f(*args), ref(*args), rtol=1e-10, atol=1e-12)
+    out = fxad.jit(f)(*args)
+    assert out.dtype == np.asarray(ref(*args)).dtype  # staged dtypes are the eager ones
+    check_grads(f, args, order=2)
+
+
+@pytest.mark.parametrize("name,f", [
+    ("eigh", lambda a: fnp.linalg.eigh(a)[1]), ("eigvalsh", fnp.linalg.eigvalsh),
+    ("qr", lambda a: fnp.linalg.qr(a)[1]), ("svd", lambda a: fnp.linalg.svd(a)[1]),
+    ("norm2", lambda a: fnp.linalg.norm(a, 2))])
+def test_complex_decompositions_refuse_derivatives_and_staging_but_compute_values(name, f):
+    """Their rules are written for real matrices: a clear error, never a wrong derivative."""
+    f(_H)  # eager values are NumPy's
+    loss = lambda a: fnp.sum(fnp.abs(f(a)))
+    for transformed in (fxad.grad(loss), fxad.jit(f)):
+        with pytest.raises(TypeError, match="complex matrix cannot be differentiated or staged"):
+            transformed(_H)

@@ -85,7 +85,7 @@ def slogdet(a):
 def cholesky(a, /, *, upper=False):
     a = _matrices("cholesky", a)
     if upper:  # reads the upper triangle: the lower one of aᵀ
-        return _sol.mT(_sol.cholesky(_sol.mT(a)))
+        return _sol.mH(_sol.cholesky(_sol.mH(a)))
     return _sol.cholesky(a)
 
 

@@ -31,6 +31,19 @@ def _inv_gaps(d):
     return lax.mul(lax.div(1.0, lax.select(eye, 1.0, diff)), (~eye).astype(dtype_of(d)))
 
 
+def _real_only(name, dtype):
+    """eigh, qr and svd rules are written for real matrices (transposes, not adjoints, and
+    no phase freedom in the vectors): refuse complex ones where the rules would be used,
+    i.e. under differentiation or staging. Eager values (and vmap) need no rule."""
+    if np.dtype(dtype).kind == "c":
+        raise FxadTypeError(
+            f"{name} of a complex matrix cannot be differentiated or staged (jit) yet: its "
+            "rules are written for real matrices. Compute it on concrete values outside the "
+            "transformation" + ("; for the eigenvalues of a Hermitian A + iB, eigvalsh of the "
+                                "real symmetric [[A, -B], [B, A]] gives each of them twice"
+                                if name == "eigh" else "") + ".")
+
+
 def _front(prim, nout):
     """Batching of a one-operand primitive that takes leading batch dims."""
     def rule(vals, dims, **params):
@@ -44,6 +57,7 @@ eigh_p = Primitive("eigh", multiple_results=True)  # -> (w ascending, v); reads 
 eigh_p.def_impl(lambda a, lower: tuple(np.linalg.eigh(a, "L" if lower else "U")))
 def _eigh_shape(a, lower):
     square("eigh", a)
+    _real_only("eigh", a.dtype)
     dt = float_dtype(a.dtype)
     return [ShapedArray(a.shape[:-1], dt), ShapedArray(a.shape, dt)]
 eigh_p.def_abstract_eval(_eigh_shape)
@@ -52,6 +66,7 @@ def _eigh_jvp(primals, tangents, lower):
     w, v = eigh(a, lower)
     if type(ta) is Zero:
         return [w, v], [Zero.like(w), Zero.like(v)]
+    _real_only("eigh", dtype_of(ta))
     # M = vᵀ dA v: dw = diag(M), dv = v (F ∘ M) with F_ij = 1/(w_j - w_i).
     M = mm(mT(v), mm(one_triangle_sym(ta, lower), v))
     return [w, v], [diag_part(M), mm(v, lax.mul(M, _inv_gaps(w)))]
@@ -65,6 +80,7 @@ def eigh(a, lower=True): return eigh_p.bind(a, lower=bool(lower))
 qr_p = Primitive("qr", multiple_results=True)  # -> (q (m, k), r (k, n)), k = min(m, n)
 qr_p.def_impl(lambda a: tuple(np.linalg.qr(a, mode="reduced")))
 def _qr_shape(a):
+    _real_only("qr", a.dtype)
     *lead, m, n = a.shape
     k, dt = min(m, n), float_dtype(a.dtype)
     return [ShapedArray((*lead, m, k), dt), ShapedArray((*lead, k, n), dt)]
@@ -74,6 +90,7 @@ def _qr_jvp(primals, tangents):
     q, r = qr(a)
     if type(ta) is Zero:
         return [q, r], [Zero.like(q), Zero.like(r)]
+    _real_only("qr", dtype_of(ta))
     m, n = shape_of(a)[-2:]
     if m < n:
         raise FxadValueError("qr: derivatives need a tall or square matrix (m >= n); "
@@ -95,6 +112,7 @@ def qr(a): return qr_p.bind(a)
 svd_p = Primitive("svd", multiple_results=True)  # -> (u, s descending, vt), full_matrices=False
 svd_p.def_impl(lambda a: tuple(np.linalg.svd(a, full_matrices=False)))
 def _svd_shape(a):
+    _real_only("svd", a.dtype)
     *lead, m, n = a.shape
     k, dt = min(m, n), float_dtype(a.dtype)
     return [ShapedArray((*lead, m, k), dt), ShapedArray((*lead, k), dt),
@@ -105,6 +123,7 @@ def _svd_jvp(primals, tangents):
     u, s, vt = svd(a)
     if type(ta) is Zero:
         return [u, s, vt], [Zero.like(u), Zero.like(s), Zero.like(vt)]
+    _real_only("svd", dtype_of(ta))
     m, n = shape_of(a)[-2:]
     v = mT(vt)
     dS = mm(mT(u), mm(ta, v))  # Uᵀ dA V; ds is its diagonal

@@ -82,6 +82,16 @@ def mT(x):
     return lax.transpose(x, tuple(perm))
 
 
+def mH(x):
+    """The conjugate transpose (mT for real x: conj is then the identity)."""
+    return lax.conj(mT(x))
+
+
+def op(x, trans):
+    """LAPACK's op(x) for trans = 0, 1, 2: x, xᵀ, xᴴ."""
+    return x if trans == 0 else mT(x) if trans == 1 else mH(x)
+
+
 def mm(a, b):
     """a @ b over equal leading dims; b may be a stack of vectors (one dim fewer than a)."""
     nd = ndim_of(a)
@@ -99,6 +109,15 @@ def tri(x, lower=True, k=0):
 def one_triangle_sym(x, lower=True):
     """The symmetric matrix LAPACK sees when it reads only one triangle of x."""
     return lax.add(tri(x, lower), mT(tri(x, lower, -1)))
+
+
+def one_triangle_herm(x, lower=True):
+    """The Hermitian matrix LAPACK sees when it reads only one triangle of x and the real
+    part of its diagonal (Cholesky); the symmetric one for real x."""
+    if dtype_of(x).kind != "c":
+        return one_triangle_sym(x, lower)
+    strict = tri(x, lower, -1)
+    return lax.add(lax.add(strict, mH(strict)), lax.mul(lax.real(x), eye_like(lax.real(x))))
 
 
 def eye_like(x):
@@ -149,6 +168,14 @@ def only_b_linear(name, args):
     if not is_undefined(args[-1]) or any(is_undefined(v) for v in args[:-1]):
         raise FxadTypeError(f"cannot transpose '{name}': it is linear in its right-hand side "
                             "only")
+
+
+def transposed_solve(solve, ct, trans):
+    """The transpose of b -> op(A)⁻¹ b applied to ct, given solve(rhs, trans): op(A)⁻ᵀ ct,
+    the solve with the other `trans`; for op = ᴴ (trans 2) that is conj(A⁻¹ conj(ct))."""
+    if trans == 2:
+        return lax.conj(solve(lax.conj(ct), 0))
+    return solve(ct, 1 - trans)
 
 
 # --- LU -------------------------------------------------------------------------------------
@@ -274,17 +301,19 @@ def _lu_solve_jvp(primals, tangents, trans, lu_t):
     if type(ta) is Zero and type(tb) is Zero:
         return x, Zero.like(x)
     # op(A) x = b  =>  op(A) dx = db - op(dA) x: one more solve with the same factors.
-    dA = None if type(ta) is Zero else (mT(ta) if trans else ta)
+    dA = None if type(ta) is Zero else op(ta, trans)
     return x, lu_solve(a, lu, piv, minus_dA_x(nonzero(tb), dA, x), trans, lu_t)
 lu_solve_p.jvp = _lu_solve_jvp
 lu_solve_p.linear = True
 def _lu_solve_transpose(ct, a, lu, piv, b, trans, lu_t):
     only_b_linear("lu_solve", (a, lu, piv, b))
-    return [None, None, None, ct_for(b, lu_solve(a, lu, piv, ct, 1 - trans, lu_t))]
+    return [None, None, None, ct_for(b, transposed_solve(
+        lambda rhs, t: lu_solve(a, lu, piv, rhs, t, lu_t), ct, trans))]
 lu_solve_p.transpose = _lu_solve_transpose
 lu_solve_p.batch = lambda vals, dims, trans, lu_t: batch_solve(
     lambda *v: lu_solve(*v, trans=trans, lu_t=lu_t), vals, dims)
 def lu_solve(a, lu, piv, b, trans=0, lu_t=False):
+    assert trans in (0, 1) or (trans == 2 and not lu_t), "trans 2 needs a's own factors"
     return lu_solve_p.bind(a, lu, piv, b, trans=int(trans), lu_t=bool(lu_t))
 
 
@@ -305,14 +334,14 @@ def _solve_triangular_jvp(primals, tangents, lower, trans, unit_diagonal):
         return x, Zero.like(x)
     dA = None
     if type(ta) is not Zero:  # only the triangle the solve reads moves it
-        dA = tri(ta, lower, -1 if unit_diagonal else 0)
-        dA = mT(dA) if trans else dA
+        dA = op(tri(ta, lower, -1 if unit_diagonal else 0), trans)
     return x, solve_triangular(a, minus_dA_x(nonzero(tb), dA, x), **params)
 solve_triangular_p.jvp = _solve_triangular_jvp
 solve_triangular_p.linear = True
 def _solve_triangular_transpose(ct, a, b, lower, trans, unit_diagonal):
     only_b_linear("solve_triangular", (a, b))
-    return [None, ct_for(b, solve_triangular(a, ct, lower, 1 - trans, unit_diagonal))]
+    return [None, ct_for(b, transposed_solve(
+        lambda rhs, t: solve_triangular(a, rhs, lower, t, unit_diagonal), ct, trans))]
 solve_triangular_p.transpose = _solve_triangular_transpose
 solve_triangular_p.batch = lambda vals, dims, **params: batch_solve(
     lambda *v: solve_triangular_p.bind(*v, **params), vals, dims)
@@ -331,10 +360,10 @@ def _cholesky_jvp(primals, tangents):
     L = cholesky(a)
     if type(ta) is Zero:
         return L, Zero.like(L)
-    # dL = L Φ(L⁻¹ dA L⁻ᵀ), Φ = lower triangle with the diagonal halved; dA symmetric, so
-    # L⁻¹ dA L⁻ᵀ = L⁻¹ (L⁻¹ dA)ᵀ: two triangular solves.
-    dA = one_triangle_sym(ta, True)
-    Y = solve_triangular(L, mT(solve_triangular(L, dA, lower=True)), lower=True)
+    # dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ = lower triangle with the diagonal halved; dA Hermitian, so
+    # L⁻¹ dA L⁻ᴴ = L⁻¹ (L⁻¹ dA)ᴴ: two triangular solves (ᴴ is ᵀ for real matrices).
+    dA = one_triangle_herm(ta, True)
+    Y = solve_triangular(L, mH(solve_triangular(L, dA, lower=True)), lower=True)
     n = shape_of(L)[-1]
     phi = np.tri(n, k=-1, dtype=dtype_of(L)) + 0.5 * np.eye(n, dtype=dtype_of(L))
     return L, mm(L, lax.mul(Y, phi))
@@ -343,8 +372,9 @@ cholesky_p.batch = lambda vals, dims: (cholesky(bdim_to_front(vals[0], dims[0]))
 def cholesky(a): return cholesky_p.bind(a)
 
 
-# cho_solve(a, l, b, lower): (l lᵀ)⁻¹ b for a LOWER factor l of the symmetric matrix read from
-# a's lower (lower=True) or upper triangle; a is unread and carries the derivative.
+# cho_solve(a, l, b, lower): (l lᴴ)⁻¹ b for a LOWER factor l of the Hermitian (real: symmetric)
+# matrix read from a's lower (lower=True) or upper triangle; a is unread and carries the
+# derivative.
 cho_solve_p = Primitive("cho_solve")
 cho_solve_p.def_impl(lambda a, l, b, lower: stacked(
     lambda l, b: scipy.linalg.cho_solve((l, True), b, check_finite=False), l, b))
@@ -354,13 +384,14 @@ def _cho_solve_jvp(primals, tangents, lower):
     x = cho_solve(a, l, b, lower)
     if type(ta) is Zero and type(tb) is Zero:
         return x, Zero.like(x)
-    dA = None if type(ta) is Zero else one_triangle_sym(ta, lower)
+    dA = None if type(ta) is Zero else one_triangle_herm(ta, lower)
     return x, cho_solve(a, l, minus_dA_x(nonzero(tb), dA, x), lower)
 cho_solve_p.jvp = _cho_solve_jvp
 cho_solve_p.linear = True
 def _cho_solve_transpose(ct, a, l, b, lower):
     only_b_linear("cho_solve", (a, l, b))
-    return [None, None, ct_for(b, cho_solve(a, l, ct, lower))]  # symmetric: self-adjoint
+    # Aᵀ = conj(A) for Hermitian A, so A⁻ᵀ ct = conj(A⁻¹ conj(ct)) (A⁻¹ ct for real A).
+    return [None, None, ct_for(b, lax.conj(cho_solve(a, l, lax.conj(ct), lower)))]
 cho_solve_p.transpose = _cho_solve_transpose
 cho_solve_p.batch = lambda vals, dims, lower: batch_solve(
     lambda *v: cho_solve(*v, lower=lower), vals, dims)
@@ -409,12 +440,19 @@ def det(a, lu, piv): return det_p.bind(a, lu, piv)
 
 slogdet_p = Primitive("slogdet", multiple_results=True)  # -> (sign, log|det|)
 slogdet_p.def_impl(_slogdet_impl)
-slogdet_p.def_abstract_eval(lambda a, lu, piv: [ShapedArray(lu.shape[:-2], lu.dtype)] * 2)
+slogdet_p.def_abstract_eval(lambda a, lu, piv: [  # the sign is complex for complex a
+    ShapedArray(lu.shape[:-2], lu.dtype),
+    ShapedArray(lu.shape[:-2], np.empty(0, lu.dtype).real.dtype)])
 def _slogdet_jvp(primals, tangents):
     (a, lu, piv), ta = primals, tangents[0]
     sign, logdet = slogdet(a, lu, piv)
-    t = Zero.like(logdet) if type(ta) is Zero else _dlogdet(ta, a, lu, piv)
-    return [sign, logdet], [Zero.like(sign), t]  # the sign is piecewise constant
+    if type(ta) is Zero:
+        return [sign, logdet], [Zero.like(sign), Zero.like(logdet)]
+    t = _dlogdet(ta, a, lu, piv)  # d log det = tr(A⁻¹ dA)
+    if dtype_of(sign).kind != "c":  # a real sign is piecewise constant
+        return [sign, logdet], [Zero.like(sign), t]
+    # log det = log|det| + i arg(det): the real part moves log|det|, the imaginary the phase.
+    return [sign, logdet], [lax.mul(sign, lax.mul(lax.imag(t), 1j)), lax.real(t)]
 slogdet_p.jvp = _slogdet_jvp
 slogdet_p.batch = lambda vals, dims: batch_all(lambda *v: slogdet(*v), vals, dims, 2)
 def slogdet(a, lu, piv): return slogdet_p.bind(a, lu, piv)

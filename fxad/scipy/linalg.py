@@ -63,7 +63,7 @@ def _rhs_for(m, b):
 
 
 def _trans(trans):
-    t = {0: 0, 1: 1, 2: 1, "N": 0, "T": 1, "C": 1}.get(trans)  # real: 'C' is 'T'
+    t = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}.get(trans)  # 2: conjugate transpose
     if t is None:
         raise FxadValueError(f"trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
     return t
@@ -73,7 +73,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     a = as_float(a)
     if lower:
         return _sol.cholesky(a)
-    return _sol.mT(_sol.cholesky(_sol.mT(a)))  # upper: the lower factor of aᵀ's lower triangle
+    return _sol.mH(_sol.cholesky(_sol.mH(a)))  # upper: the lower factor of aᴴ's lower triangle
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
@@ -85,10 +85,10 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     c, lower = c_and_lower
-    l = _sol.tri(c, True) if lower else _sol.mT(_sol.tri(c, False))  # the lower factor
+    l = _sol.tri(c, True) if lower else _sol.mH(_sol.tri(c, False))  # the lower factor
     a = getattr(c_and_lower, "a", None)
     if a is None:  # a plain tuple: rebuild the matrix so the factor's derivative flows
-        a, lower = (_sol.mm(l, _sol.mT(l)) if isinstance(c, Tracer) else l), True
+        a, lower = (_sol.mm(l, _sol.mH(l)) if isinstance(c, Tracer) else l), True
     return _sol.cho_solve(a, l, _rhs_for(l, b), lower)
 
 
@@ -110,7 +110,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     if kind in ("lower", "upper"):
         return _sol.solve_triangular(a, b, lower=kind == "lower", trans=int(transposed))
     if kind == "pos":  # factor once; the derivative flows through `a` in cho_solve
-        l = _sol.cholesky(stop_gradient(a if lower else _sol.mT(a)))
+        l = _sol.cholesky(stop_gradient(a if lower else _sol.mH(a)))
         return _sol.cho_solve(a, l, b, lower)
     if kind == "sym":  # SciPy reads one triangle
         a = _sol.one_triangle_sym(a, lower)
