@@ -120,3 +120,17 @@ def test_complex_decompositions_refuse_derivatives_and_staging_but_compute_value
     for transformed in (fxad.grad(loss), fxad.jit(f)):
         with pytest.raises(TypeError, match="complex matrix cannot be differentiated or staged"):
             transformed(_H)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("f", [fnp.imag, fnp.angle, lambda x: fnp.imag(x) * x + fnp.angle(-x)],
+                         ids=["imag", "angle", "mixed"])
+def test_real_input_gets_a_real_gradient_through_imag_and_angle(f, dtype):
+    """imag of a real value is 0 and its angle piecewise constant: the cotangent of a real
+    input is real (it was -i·ct, a complex gradient for a real input)."""
+    x = np.array([1.5, -2.0, 0.5], dtype)
+    g = fxad.grad(lambda z: fnp.sum(f(z) * 3.0))(x)
+    assert g.dtype == dtype
+    want = fxad.jvp(lambda z: fnp.sum(f(z) * 3.0), (x,), (np.ones(3, dtype),))[1]
+    np.testing.assert_allclose(np.sum(g), want, atol=1e-6)
+    assert fxad.jacrev(f)(x).dtype == dtype

@@ -326,7 +326,8 @@ def real(z): return real_p.bind(z) if _is_complex(z) else z
 
 
 imag_p = elementwise("imag", np.imag)
-deflinear(imag_p, lambda ct, z: [complex_(mul(ct, 0.0), neg(ct))])
+deflinear(imag_p, lambda ct, z: [complex_(mul(ct, 0.0), neg(ct))  # a real z has imag(z) = 0
+                                 if z.aval.dtype.kind == "c" else None])
 def imag(z): return imag_p.bind(z)
 
 
