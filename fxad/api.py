@@ -440,13 +440,32 @@ def _add_axis(tree, where):
                               for x, s in zip(leaves, shapes)])
 
 
-def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable:
+def _check_complex(name, holomorphic, leaves, what, real_only):
+    """A Jacobian with respect to (or of) complex values is a complex matrix only for a
+    holomorphic function; otherwise forward and reverse mode would silently disagree
+    (d/dx versus d/dx - i d/dy), so complex values need `holomorphic=True` where JAX asks
+    for it: jacfwd's inputs, jacrev's outputs."""
+    for x in leaves:
+        dt = get_aval(x).dtype
+        if holomorphic and dt.kind != "c":
+            raise FxadTypeError(f"{name}(holomorphic=True) needs complex {what}, got {dt}")
+        if real_only and not holomorphic and dt.kind == "c":
+            raise FxadTypeError(
+                f"{name} needs real-valued {what}, got {dt}: unless f is holomorphic there is "
+                f"no complex Jacobian. Pass holomorphic=True for a holomorphic f; otherwise "
+                f"differentiate the real and imaginary parts as separate real values, or use "
+                f"{'jvp' if name == 'jacfwd' else 'vjp'} directly.")
+
+
+def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
     """Jacobian by forward mode: one vmap of jvp over the standard basis of the inputs."""
     def jac(*args, **kwargs):
         single, nums = _argnums_split("jacfwd", args, argnums)
         flat_in, in_tree = tree_flatten(args[nums[0]] if single else
                                         tuple(args[i] for i in nums))
         flat_in = [_leaf(x) for x in flat_in]
+        _check_complex("jacfwd", holomorphic, flat_in, "inputs", real_only=True)
         primal = tree_unflatten(in_tree, flat_in)
         g = _partial(f, args, nums, kwargs)
         call = g if single else (lambda d: g(*d))
@@ -464,20 +483,24 @@ def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable
             touts = vmap(push, out_axes=(-1, None) if has_aux else -1)(*basis)
             touts, aux = touts if has_aux else (touts, None)
         flat_t, out_tree = tree_flatten(touts)  # each: out_shape + (n,)
+        _check_complex("jacfwd", holomorphic, flat_t, "outputs", real_only=False)
         jac_tree = tree_unflatten(out_tree, [_blocks(t, flat_in, in_tree) for t in flat_t])
         return (jac_tree, aux) if has_aux else jac_tree
     return jac
 
 
-def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable:
+def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
     """Jacobian by reverse mode: one vmap of the pullback over the basis of the outputs."""
     def jac(*args, **kwargs):
         single, nums = _argnums_split("jacrev", args, argnums)
         dyn = tuple(args[i] for i in nums)
+        _check_complex("jacrev", holomorphic, tree_flatten(dyn)[0], "inputs", real_only=False)
         res = vjp(_partial(f, args, nums, kwargs), *dyn, has_aux=has_aux)
         out, f_vjp = res[0], res[1]
         flat_out, out_tree = tree_flatten(out)
         flat_out = [_leaf(o) for o in flat_out]
+        _check_complex("jacrev", holomorphic, flat_out, "outputs", real_only=True)
         basis, _ = _std_basis(flat_out)
         if sum(b.shape[0] for b in basis) == 1:  # one scalar output (a gradient): no vmap
             cts = _add_axis(f_vjp(tree_unflatten(out_tree, [b[0] for b in basis])), 0)
@@ -498,9 +521,9 @@ def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Callable
     return jac
 
 
-def hessian(f: Callable, argnums: Argnums = 0) -> Callable:
+def hessian(f: Callable, argnums: Argnums = 0, holomorphic: bool = False) -> Callable:
     """jacfwd(jacrev(f)): forward over reverse."""
-    h = jacfwd(jacrev(f, argnums), argnums)
+    h = jacfwd(jacrev(f, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
 
     def hess(*args, **kwargs):
         _argnums_split("hessian", args, argnums)  # so a bad argnums error names hessian

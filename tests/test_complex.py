@@ -134,3 +134,26 @@ def test_real_input_gets_a_real_gradient_through_imag_and_angle(f, dtype):
     want = fxad.jvp(lambda z: fnp.sum(f(z) * 3.0), (x,), (np.ones(3, dtype),))[1]
     np.testing.assert_allclose(np.sum(g), want, atol=1e-6)
     assert fxad.jacrev(f)(x).dtype == dtype
+
+
+def test_jacobians_of_complex_values_need_holomorphic_and_then_agree():
+    """jacfwd of a complex input / jacrev of a complex output exist only for holomorphic f
+    (forward and reverse mode would otherwise disagree: d/dx against d/dx - i d/dy)."""
+    z = Z[:2]
+    with pytest.raises(TypeError, match="jacfwd needs real-valued inputs.*holomorphic=True"):
+        fxad.jacfwd(fnp.imag)(z)
+    with pytest.raises(TypeError, match="jacrev needs real-valued outputs.*holomorphic=True"):
+        fxad.jacrev(lambda z: z * z)(z)
+    with pytest.raises(TypeError, match="needs real-valued inputs"):
+        fxad.hessian(lambda z: fnp.sum(fnp.abs(z) ** 2))(z)
+    with pytest.raises(TypeError, match=r"jacfwd\(holomorphic=True\) needs complex inputs"):
+        fxad.jacfwd(lambda x: x * 1j, holomorphic=True)(np.ones(2))
+    f = lambda z: fnp.sin(z) * z
+    want = np.diag(np.cos(z) * z + np.sin(z))
+    for jac in (fxad.jacfwd, fxad.jacrev):
+        np.testing.assert_allclose(jac(f, holomorphic=True)(z), want, rtol=1e-12)
+    np.testing.assert_allclose(fxad.hessian(lambda z: fnp.sum(z ** 3), holomorphic=True)(z),
+                               np.diag(6 * z), rtol=1e-12)
+    # Real inputs may have complex outputs forward; real outputs of complex inputs reverse.
+    np.testing.assert_allclose(fxad.jacfwd(lambda x: x * 1j)(np.ones(2)), 1j * np.eye(2))
+    np.testing.assert_allclose(fxad.jacrev(fnp.abs)(z), np.diag(np.conj(z) / np.abs(z)))
