@@ -9,8 +9,9 @@ layer_norm, reshape / transpose / broadcast / squeeze / flip / roll / tile / pad
 basic and advanced indexing, take, at[].add/set/multiply, traced indices (argmax, argsort),
 dot / matmul / einsum / tensordot / dot_general / outer / kron, concatenate / stack / split,
 where (fixed masks, comparisons, logical ops), cumsum / cumprod / sort, floor_divide /
-remainder, complex intermediates, linear algebra (inv, solve, det, cholesky, triangular and
-Cholesky solves, eigh, svd, qr, expm, norms), cond / fori_loop / while_loop / scan (bodies
+remainder, complex intermediates (also through solves, determinants and Cholesky), linear
+algebra (inv, solve, det, cholesky, triangular and Cholesky solves, eigh, svd, qr, expm,
+norms), cond / fori_loop / while_loop / scan (bodies
 closing over program values), transformations inside the program (grad / jvp / vmap /
 jacfwd / jacrev closing over program values), custom_jvp / custom_vjp functions, and any op
 wrapped in jit or checkpoint.
@@ -1212,6 +1213,35 @@ def mk_linalg(g):
     return kind, f"fnp.linalg.norm({m}, axis=(-2, -1))", [i]
 
 
+
+def mk_complex_linalg(g):
+    """Complex matrices through the linear algebra that takes them (solves with the
+    conjugate transpose, determinants, Hermitian Cholesky); results made real."""
+    i = g.pick(lambda n: len(n.shape) >= 2 and _size(n.shape[:-2]) <= 2)
+    sq, n = _square_expr(g, i)
+    guard(n <= 4)
+    c = f"lax.complex({sq}, fnp.sin(fnp.swapaxes({sq}, -1, -2)))"
+    for shift in g.perm([2.0, 4.0, -4.0]):
+        m = f"({c} + {_f(shift)} * np.eye({n}))"
+        if np.max(np.linalg.cond(g.evaluate(m, [i]))) <= 30:
+            break
+    else:
+        raise Reject
+    hpd = f"({m} @ lax.conj(fnp.swapaxes({m}, -1, -2)) + 0.5 * np.eye({n}))"
+    rhs = "(fnp.sin(@0[..., :1]) * (1 + 0.5j))"
+    kind = g.choice(["det", "slogdet", "inv", "lu_solve_C", "tri_C", "cholesky", "cho_solve"])
+    form = {
+        "det": f"lax.real(fnp.linalg.det({m}) * (1 - 0.5j))",
+        "slogdet": f"fnp.linalg.slogdet({m})[1] + lax.imag(fnp.linalg.slogdet({m})[0])",
+        "inv": f"lax.real(fnp.linalg.inv({m}) * (1 + 1j))",
+        "lu_solve_C": f"lax.real(sla.lu_solve(sla.lu_factor({m}), {rhs}, trans=2))",
+        "tri_C": (f"lax.imag(sla.solve_triangular(fnp.linalg.cholesky({hpd}), {rhs}, "
+                  f"lower=True, trans='C'))"),
+        "cholesky": f"lax.real(fnp.linalg.cholesky({hpd}) * (1 + 0.5j))",
+        "cho_solve": f"lax.imag(sla.cho_solve(sla.cho_factor({hpd}), {rhs}))",
+    }[kind]
+    return "complex_" + kind, form, [i]
+
 # control flow
 
 COND_BRANCHES = ["fnp.sin(x) * y", "fnp.tanh(x) + y", "x * y - 1.0", "fnp.cos(y) * x",
@@ -1347,7 +1377,7 @@ MAKERS = [
     (mk_concatenate, 3), (mk_stack, 2), (mk_split, 2), (mk_linalg, 4),
     (mk_cond, 1), (mk_fori, 1), (mk_scan, 1), (mk_inner, 3), (mk_custom, 2),
     (mk_traced_index, 2), (mk_floor_rem, 1), (mk_where_logic, 1), (mk_complex, 1),
-    (mk_while, 1),
+    (mk_complex_linalg, 1), (mk_while, 1),
 ]
 WEIGHTED = [m for m, w in MAKERS for _ in range(w)]
 
