@@ -440,13 +440,18 @@ def _add_axis(tree, where):
                               for x, s in zip(leaves, shapes)])
 
 
-def _check_complex(name, holomorphic, leaves, what, real_only):
-    """A Jacobian with respect to (or of) complex values is a complex matrix only for a
-    holomorphic function; otherwise forward and reverse mode would silently disagree
-    (d/dx versus d/dx - i d/dy), so complex values need `holomorphic=True` where JAX asks
-    for it: jacfwd's inputs, jacrev's outputs."""
+def _check_dtypes(name, holomorphic, leaves, what, real_only):
+    """Inputs must be floats, as for grad. A Jacobian with respect to (or of) complex values
+    is a complex matrix only for a holomorphic function; otherwise forward and reverse mode
+    would silently disagree (d/dx against d/dx - i d/dy), so complex values need
+    `holomorphic=True` where JAX asks for it: jacfwd's inputs, jacrev's outputs."""
     for x in leaves:
         dt = get_aval(x).dtype
+        if what == "inputs" and dt.kind not in "fc":  # as grad: no silent zero Jacobian
+            raise FxadTypeError(
+                f"{name} requires floating-point inputs, got {dt}. Convert it with "
+                f".astype(float), or use {'jvp' if name == 'jacfwd' else 'vjp'}, which "
+                "accepts integer inputs.")
         if holomorphic and dt.kind != "c":
             raise FxadTypeError(f"{name}(holomorphic=True) needs complex {what}, got {dt}")
         if real_only and not holomorphic and dt.kind == "c":
@@ -465,7 +470,7 @@ def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
         flat_in, in_tree = tree_flatten(args[nums[0]] if single else
                                         tuple(args[i] for i in nums))
         flat_in = [_leaf(x) for x in flat_in]
-        _check_complex("jacfwd", holomorphic, flat_in, "inputs", real_only=True)
+        _check_dtypes("jacfwd", holomorphic, flat_in, "inputs", real_only=True)
         primal = tree_unflatten(in_tree, flat_in)
         g = _partial(f, args, nums, kwargs)
         call = g if single else (lambda d: g(*d))
@@ -483,7 +488,7 @@ def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
             touts = vmap(push, out_axes=(-1, None) if has_aux else -1)(*basis)
             touts, aux = touts if has_aux else (touts, None)
         flat_t, out_tree = tree_flatten(touts)  # each: out_shape + (n,)
-        _check_complex("jacfwd", holomorphic, flat_t, "outputs", real_only=False)
+        _check_dtypes("jacfwd", holomorphic, flat_t, "outputs", real_only=False)
         jac_tree = tree_unflatten(out_tree, [_blocks(t, flat_in, in_tree) for t in flat_t])
         return (jac_tree, aux) if has_aux else jac_tree
     return jac
@@ -495,12 +500,12 @@ def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
     def jac(*args, **kwargs):
         single, nums = _argnums_split("jacrev", args, argnums)
         dyn = tuple(args[i] for i in nums)
-        _check_complex("jacrev", holomorphic, tree_flatten(dyn)[0], "inputs", real_only=False)
+        _check_dtypes("jacrev", holomorphic, tree_flatten(dyn)[0], "inputs", real_only=False)
         res = vjp(_partial(f, args, nums, kwargs), *dyn, has_aux=has_aux)
         out, f_vjp = res[0], res[1]
         flat_out, out_tree = tree_flatten(out)
         flat_out = [_leaf(o) for o in flat_out]
-        _check_complex("jacrev", holomorphic, flat_out, "outputs", real_only=True)
+        _check_dtypes("jacrev", holomorphic, flat_out, "outputs", real_only=True)
         basis, _ = _std_basis(flat_out)
         if sum(b.shape[0] for b in basis) == 1:  # one scalar output (a gradient): no vmap
             cts = _add_axis(f_vjp(tree_unflatten(out_tree, [b[0] for b in basis])), 0)

@@ -73,6 +73,18 @@ def test_grad_with_integer_or_boolean_input(arg):
     assert "astype(float)" in msg, msg  # the fix
 
 
+@pytest.mark.parametrize("jac", ["jacfwd", "jacrev", "hessian"])
+@pytest.mark.parametrize("arg", [np.arange(3), np.array([True, False])], ids=["int", "bool"])
+def test_jacobians_with_integer_or_boolean_input(jac, arg):
+    """Like grad (they returned a zero Jacobian of integer dtype)."""
+    with pytest.raises(TypeError) as info:
+        getattr(fxad, jac)(lambda x: fnp.sum(x * 2.0) * x)(arg)
+    msg = str(info.value)
+    assert isinstance(info.value, E.FxadTypeError)
+    assert "floating-point" in msg and _names_dtype(msg, arg.dtype), msg
+    assert "astype(float)" in msg, msg  # the fix
+
+
 def test_grad_with_integer_input_in_argnums_tuple():
     with pytest.raises(TypeError) as info:
         fxad.grad(lambda x, n: fnp.sum(x * n), argnums=(0, 1))(np.ones(2), np.arange(2))
