@@ -9,6 +9,7 @@ import pytest
 import fxad
 import fxad.errors as E
 import fxad.numpy as fnp
+import fxad.scipy.linalg as fsl
 
 
 def _names_shape(msg, shape):
@@ -833,3 +834,25 @@ def test_missing_rule_uniform_message(case):
         run(p)
     assert isinstance(info.value, E.RuleNotImplementedError)
     assert str(info.value) == f"{kind} rule for 'my_test_prim' not implemented"
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: fnp.linalg.solve(np.ones((2, 3)), np.ones(2)), r"solve: expected square matrices .* \(2, 3\)"),
+    (lambda: fxad.grad(lambda a: fnp.sum(fnp.linalg.solve(a, np.ones(2))))(np.ones((2, 3))),
+     r"solve: expected square"),
+    (lambda: fnp.linalg.solve(np.eye(3), np.ones(2)), r"right-hand side of shape \(2,\) .* 3 rows"),
+    (lambda: fnp.linalg.solve(np.eye(3), np.ones((2, 2))), r"right-hand side of shape \(2, 2\)"),
+    (lambda: fnp.linalg.inv(np.ones((2, 3))), "inv: expected square"),
+    (lambda: fnp.linalg.det(np.ones((3, 2))), "det: expected square"),
+    (lambda: fnp.linalg.cholesky(np.ones((2, 3))), "cholesky: expected square"),
+    (lambda: fnp.linalg.eigh(np.ones((2, 3))), "eigh: expected square"),
+    (lambda: fsl.lu_factor(np.ones((2, 3))), "lu_factor: expected square"),
+    (lambda: fsl.solve_triangular(np.ones((2, 3)), np.ones(2)), "solve_triangular: expected square"),
+    (lambda: fsl.expm(np.ones((2, 3))), "expm: expected square"),
+], ids=["solve", "solve_grad", "solve_b", "solve_B", "inv", "det", "cholesky", "eigh",
+        "lu_factor", "solve_triangular", "expm"])
+def test_linalg_shape_errors_are_checked_before_lapack(call, match):
+    """Eagerly LAPACK would factor a rectangular matrix and fail later with an f2py message
+    (solve under grad did: after a 'singular matrix' warning)."""
+    with pytest.raises(E.FxadValueError, match=match):
+        call()

@@ -37,19 +37,28 @@ def _bcast(x, shape):
     return x if tuple(shape_of(x)) == tuple(shape) else lax.broadcast_to(x, tuple(shape))
 
 
-def _matrices(name, a):
+def _matrices(name, a, square=False):
+    """a as a float stack of matrices, checked here: eagerly LAPACK would factor a
+    rectangular matrix and fail later with its own message (or not at all)."""
     a = as_float(a)
-    if len(shape_of(a)) < 2:
+    s = shape_of(a)
+    if len(s) < 2:
         raise FxadValueError(f"{name}: expected an array of matrices (..., m, n), got shape "
-                             f"{shape_of(a)}")
+                             f"{s}")
+    if square and s[-1] != s[-2]:
+        raise FxadValueError(f"{name}: expected square matrices (..., n, n), got shape {s}")
     return a
 
 
-def solve_operands(a, b):
+def solve_operands(a, b, name="solve"):
     """NumPy's rule: b is a vector if 1-d, else a stack of (n, k) matrices; leading dims
     broadcast. Returns a and b with equal leading dims."""
-    a, b = _matrices("solve", a), as_float(b)
+    a, b = _matrices(name, a, square=True), as_float(b)
     sa, sb = shape_of(a), shape_of(b)
+    if not sb or (sb[0] if len(sb) == 1 else sb[-2]) != sa[-1]:
+        raise FxadValueError(f"{name}: a right-hand side of shape {sb} does not fit matrices "
+                             f"of shape {sa}: it needs {sa[-1]} rows, as ({sa[-1]},) or "
+                             f"(..., {sa[-1]}, k)")
     if len(sb) == 1:
         return a, _bcast(b, sa[:-2] + sb)
     lead = np.broadcast_shapes(sa[:-2], sb[:-2])
@@ -67,23 +76,23 @@ def solve(a, b):
 
 
 def inv(a):
-    a = _matrices("inv", a)
+    a = _matrices("inv", a, square=True)
     lu, piv = _sol.lu_factor(a, transposed=True)
     return _sol.lu_solve(a, lu, piv, identity_like(a), 0, lu_t=True)
 
 
 def det(a):
-    a = _matrices("det", a)
+    a = _matrices("det", a, square=True)
     return _sol.det(a, *_sol.lu_factor(a))
 
 
 def slogdet(a):
-    a = _matrices("slogdet", a)
+    a = _matrices("slogdet", a, square=True)
     return SlogdetResult(*_sol.slogdet(a, *_sol.lu_factor(a)))
 
 
 def cholesky(a, /, *, upper=False):
-    a = _matrices("cholesky", a)
+    a = _matrices("cholesky", a, square=True)
     if upper:  # reads the upper triangle: the lower one of aᵀ
         return _sol.mH(_sol.cholesky(_sol.mH(a)))
     return _sol.cholesky(a)
@@ -96,11 +105,11 @@ def _lower(UPLO):
 
 
 def eigh(a, UPLO="L"):
-    return EighResult(*_dec.eigh(_matrices("eigh", a), _lower(UPLO)))
+    return EighResult(*_dec.eigh(_matrices("eigh", a, square=True), _lower(UPLO)))
 
 
 def eigvalsh(a, UPLO="L"):
-    return _dec.eigh(_matrices("eigvalsh", a), _lower(UPLO))[0]
+    return _dec.eigh(_matrices("eigvalsh", a, square=True), _lower(UPLO))[0]
 
 
 def qr(a, mode="reduced"):

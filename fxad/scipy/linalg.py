@@ -9,7 +9,8 @@ from __future__ import annotations
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadValueError
-from ..numpy.linalg import as_float, det, inv, norm, solve_operands, svd as _np_svd  # noqa: F401
+from ..numpy.linalg import (_matrices, as_float, det, inv, norm, solve_operands,  # noqa: F401
+                            svd as _np_svd)
 from ..rules import linalg_decomp as _dec, linalg_solve as _sol
 from ..lax import stop_gradient
 from ..tree_util import register_pytree_node
@@ -41,7 +42,7 @@ register_pytree_node(ChoFactor, lambda f: ((f[0], f.a), f[1]),
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
-    a = as_float(a)
+    a = _matrices("lu_factor", a, square=True)
     lu, piv = _sol.lu_factor(a, with_lu_tangent=True)  # lu's own derivative, for direct use
     return LUFactor(lu, piv, a)
 
@@ -70,7 +71,7 @@ def _trans(trans):
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
-    a = as_float(a)
+    a = _matrices("cholesky", a, square=True)
     if lower:
         return _sol.cholesky(a)
     return _sol.mH(_sol.cholesky(_sol.mH(a)))  # upper: the lower factor of aᴴ's lower triangle
@@ -79,7 +80,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     """The factor has its true derivative here (unlike LU's), and zeros in the other
     triangle (SciPy leaves arbitrary values there)."""
-    a = as_float(a)
+    a = _matrices("cho_factor", a, square=True)
     return ChoFactor(cholesky(a, lower=lower), bool(lower), a)
 
 
@@ -94,7 +95,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      check_finite=True):
-    a, b = solve_operands(a, b)
+    a, b = solve_operands(a, b, "solve_triangular")
     return _sol.solve_triangular(a, b, lower=lower, trans=_trans(trans),
                                  unit_diagonal=unit_diagonal)
 
@@ -119,7 +120,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
 
 
 def expm(A):
-    return _dec.expm(as_float(A))
+    return _dec.expm(_matrices("expm", A, square=True))
 
 
 def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
@@ -133,7 +134,7 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
     if b is not None or kwargs:
         raise FxadValueError("eigh: generalized problems (b) and subset options are not "
                              "supported")
-    a = as_float(a)
+    a = _matrices("eigh", a, square=True)
     w, v = _dec.eigh(a, lower)
     return w if eigvals_only else (w, v)
 
