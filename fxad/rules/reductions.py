@@ -17,6 +17,8 @@ def reduced_shape(shape, axes, keepdims):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
+# Impls call the ufuncs' reduce directly: np.sum & co. are Python wrappers around it (~1.5 µs
+# a call) that give the same results (the same dtypes for bool and small ints too).
 def reduction(name, impl):
     p = Primitive(name)
     p.def_impl(impl)
@@ -35,7 +37,7 @@ def expand_reduced(y, in_shape, axes, keepdims):
     return lax.reshape(y, reduced_shape(in_shape, axes, True))
 
 
-reduce_sum_p = reduction("reduce_sum", lambda x, axes, keepdims: np.sum(x, axes, keepdims=keepdims))
+reduce_sum_p = reduction("reduce_sum", lambda x, axes, keepdims: np.add.reduce(x, axes, keepdims=keepdims))
 deflinear(reduce_sum_p, lambda ct, x, axes, keepdims: [
     lax.broadcast_to(expand_reduced(ct, x.aval.shape, axes, keepdims), x.aval.shape)])
 def reduce_sum(x, axes, keepdims=False):
@@ -56,13 +58,13 @@ def _extremum_jvp(prim):
     prim.jvp = jvp
 
 
-reduce_max_p = reduction("reduce_max", lambda x, axes, keepdims: np.max(x, axes, keepdims=keepdims))
+reduce_max_p = reduction("reduce_max", lambda x, axes, keepdims: np.maximum.reduce(x, axes, keepdims=keepdims))
 _extremum_jvp(reduce_max_p)
 def reduce_max(x, axes, keepdims=False):
     return reduce_max_p.bind(x, axes=norm_axes(x, axes, 'reduce_max'), keepdims=keepdims)
 
 
-reduce_min_p = reduction("reduce_min", lambda x, axes, keepdims: np.min(x, axes, keepdims=keepdims))
+reduce_min_p = reduction("reduce_min", lambda x, axes, keepdims: np.minimum.reduce(x, axes, keepdims=keepdims))
 _extremum_jvp(reduce_min_p)
 def reduce_min(x, axes, keepdims=False):
     return reduce_min_p.bind(x, axes=norm_axes(x, axes, 'reduce_min'), keepdims=keepdims)
@@ -100,7 +102,7 @@ def _reduce_prod_jvp(primals, tangents, axes, keepdims):
                  else lax.reshape(dt, shape_of(ans)) if keepdims else dt)
 
 
-reduce_prod_p = reduction("reduce_prod", lambda x, axes, keepdims: np.prod(x, axes, keepdims=keepdims))
+reduce_prod_p = reduction("reduce_prod", lambda x, axes, keepdims: np.multiply.reduce(x, axes, keepdims=keepdims))
 reduce_prod_p.jvp = _reduce_prod_jvp
 def reduce_prod(x, axes, keepdims=False):
     return reduce_prod_p.bind(x, axes=norm_axes(x, axes, 'reduce_prod'), keepdims=keepdims)
