@@ -48,3 +48,20 @@ def test_prod_with_zeros_to_second_order(x):
 def test_max_ties_share_the_derivative():
     g = fxad.grad(lambda x: fnp.max(x))(np.array([1.0, 3.0, 3.0]))
     np.testing.assert_allclose(g, [0.0, 0.5, 0.5])
+
+
+@pytest.mark.parametrize("prim, ref", [("reduce_sum", np.sum), ("reduce_prod", np.prod),
+                                       ("reduce_max", np.max), ("reduce_min", np.min)])
+def test_reduction_impls_agree_with_numpy_for_every_dtype(prim, ref):
+    """The impls call ufunc.reduce directly; type, dtype (bool and small ints promote for
+    sum and prod) and value must be NumPy's function's."""
+    from fxad.rules import reductions
+    impl = getattr(reductions, prim + "_p").impl
+    for x in [np.arange(6).reshape(2, 3).astype(dt) for dt in
+              (np.bool_, np.int8, np.uint8, np.int32, np.int64, np.float16, np.float32,
+               np.float64, np.complex64)] + [np.float64(2.5), 3.0, True, np.array(1.5)]:
+        for axes in ([(), (0,), (1,), (0, 1)] if np.ndim(x) == 2 else [()]):
+            for keepdims in (False, True):
+                ours, want = impl(x, axes, keepdims), ref(x, axes, keepdims=keepdims)
+                assert type(ours) is type(want) and np.asarray(ours).dtype == np.asarray(want).dtype
+                np.testing.assert_array_equal(ours, want)
