@@ -93,7 +93,7 @@ def slogdet(a):
 
 def cholesky(a, /, *, upper=False):
     a = _matrices("cholesky", a, square=True)
-    if upper:  # reads the upper triangle: the lower one of aᵀ
+    if upper:  # reads the upper triangle: the lower one of aᴴ
         return _sol.mH(_sol.cholesky(_sol.mH(a)))
     return _sol.cholesky(a)
 

@@ -442,7 +442,7 @@ slogdet_p = Primitive("slogdet", multiple_results=True)  # -> (sign, log|det|)
 slogdet_p.def_impl(_slogdet_impl)
 slogdet_p.def_abstract_eval(lambda a, lu, piv: [  # the sign is complex for complex a
     ShapedArray(lu.shape[:-2], lu.dtype),
-    ShapedArray(lu.shape[:-2], np.empty(0, lu.dtype).real.dtype)])
+    ShapedArray(lu.shape[:-2], np.finfo(lu.dtype).dtype)])  # its real dtype
 def _slogdet_jvp(primals, tangents):
     (a, lu, piv), ta = primals, tangents[0]
     sign, logdet = slogdet(a, lu, piv)
