@@ -210,7 +210,7 @@ class _Jitted:
 def _fast_key(args):
     """(key, leaves) for calls whose arguments are arrays, scalars, and lists and tuples of
     them (no dicts, custom nodes or tracers), found in one walk without building a tree
-    (pytree flattening costs ~20 µs for a list of parameter pairs); None for any other call.
+    (the general path costs ~30 µs for a list of parameter pairs); None for any other call.
     The key lists, in order, each container's type and length and each leaf's shape and
     dtype (a Python scalar's type), so it determines the tree and the leaves' avals. The
     leaves are those `_prepare` would pass (NumPy scalars as 0-d arrays)."""
