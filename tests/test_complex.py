@@ -157,3 +157,14 @@ def test_jacobians_of_complex_values_need_holomorphic_and_then_agree():
     # Real inputs may have complex outputs forward; real outputs of complex inputs reverse.
     np.testing.assert_allclose(fxad.jacfwd(lambda x: x * 1j)(np.ones(2)), 1j * np.eye(2))
     np.testing.assert_allclose(fxad.jacrev(fnp.abs)(z), np.diag(np.conj(z) / np.abs(z)))
+
+
+def test_four_hessian_orders_agree_for_a_holomorphic_function():
+    z = np.array([1 + 2j, 0.5 - 1j])
+    f = lambda z: fnp.sum(fnp.sin(z) * z ** 2)
+    want = np.diag(2 * np.sin(z) + 4 * z * np.cos(z) - z ** 2 * np.sin(z))
+    for outer in (fxad.jacfwd, fxad.jacrev):
+        for inner in (fxad.jacfwd, fxad.jacrev):
+            got = outer(inner(f, holomorphic=True), holomorphic=True)(z)
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fxad.jit(fxad.hessian(f, holomorphic=True))(z), want, rtol=1e-12)
