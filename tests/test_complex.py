@@ -110,16 +110,34 @@ def test_complex_linalg_values_and_derivatives(name, f, ref, args):
 
 
 @pytest.mark.parametrize("name,f", [
-    ("eigh", lambda a: fnp.linalg.eigh(a)[1]), ("eigvalsh", fnp.linalg.eigvalsh),
-    ("qr", lambda a: fnp.linalg.qr(a)[1]), ("svd", lambda a: fnp.linalg.svd(a)[1]),
-    ("norm2", lambda a: fnp.linalg.norm(a, 2))])
-def test_complex_decompositions_refuse_derivatives_and_staging_but_compute_values(name, f):
-    """Their rules are written for real matrices: a clear error, never a wrong derivative."""
-    f(_H)  # eager values are NumPy's
-    loss = lambda a: fnp.sum(fnp.abs(f(a)))
-    for transformed in (fxad.grad(loss), fxad.jit(f)):
-        with pytest.raises(TypeError, match="complex matrix cannot be differentiated or staged"):
-            transformed(_H)
+    ("eigh", lambda a: fnp.linalg.eigh(a)), ("qr", lambda a: fnp.linalg.qr(a)),
+    ("svd", lambda a: fnp.linalg.svd(a)), ("norm2", lambda a: fnp.linalg.norm(a, 2))])
+def test_complex_decompositions_compute_values_but_refuse_derivatives(name, f):
+    """Their derivative rules are written for real matrices: a clear error, never a wrong
+    derivative. Values (eager and staged, with NumPy's dtypes) need no rule."""
+    want = [np.asarray(x) for x in fxad.tree_util.tree_leaves(f(_H))]
+    got = fxad.tree_util.tree_leaves(fxad.jit(f)(_H))
+    assert [x.dtype for x in got] == [x.dtype for x in want]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    loss = lambda a: sum(fnp.sum(fnp.abs(x)) for x in fxad.tree_util.tree_leaves(f(a)))
+    with pytest.raises(TypeError, match="complex matrix cannot be differentiated"):
+        fxad.grad(loss)(_H)
+
+
+def test_complex_hermitian_eigenvalues_differentiate_to_first_order():
+    """dw = Re diag(vᴴ dA v) does not depend on the eigenvectors' phases; the second
+    derivative would (through eigh's rule), so it is refused."""
+    for lower in (True, False):
+        f = lambda a: fnp.linalg.eigvalsh(a, "L" if lower else "U")
+        np.testing.assert_allclose(f(_H), np.linalg.eigvalsh(_H, "L" if lower else "U"))
+        check_grads(f, (_H,), order=1)
+        loss = lambda a: fnp.sum(f(a) * np.arange(1.0, 4.0))
+        np.testing.assert_allclose(fxad.jit(fxad.grad(loss))(_H), fxad.grad(loss)(_H),
+                                   rtol=1e-12)
+    first = fxad.grad(lambda a: fnp.sum(fnp.linalg.eigvalsh(a) ** 2))
+    with pytest.raises(TypeError, match="eigh of a complex matrix cannot be differentiated"):
+        fxad.grad(lambda a: fnp.real(first(a)[0, 1]))(_H)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -109,7 +109,7 @@ def eigh(a, UPLO="L"):
 
 
 def eigvalsh(a, UPLO="L"):
-    return _dec.eigh(_matrices("eigvalsh", a, square=True), _lower(UPLO))[0]
+    return _dec.eigvalsh(_matrices("eigvalsh", a, square=True), _lower(UPLO))
 
 
 def qr(a, mode="reduced"):

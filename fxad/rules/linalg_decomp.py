@@ -17,8 +17,9 @@ from ..interpreters.batching import bdim_to_front
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from .helpers import ct_for, defjvp, dtype_of, shape_of
-from .linalg_solve import (batch_all, diag_part, float_dtype, mm, mT, one_triangle_sym,
-                           solve_triangular, square, square_aval, stacked, tri)
+from .linalg_solve import (batch_all, diag_part, float_dtype, mH, mm, mT, one_triangle_herm,
+                           one_triangle_sym, solve_triangular, square, square_aval, stacked,
+                           tri)
 from .. import lax
 
 
@@ -32,16 +33,15 @@ def _inv_gaps(d):
 
 
 def _real_only(name, dtype):
-    """eigh, qr and svd rules are written for real matrices (transposes, not adjoints, and
-    no phase freedom in the vectors): refuse complex ones where the rules would be used,
-    i.e. under differentiation or staging. Eager values (and vmap) need no rule."""
+    """The JVPs of eigh, qr and svd are written for real matrices (transposes, not adjoints,
+    and no phase freedom in the vectors): refuse complex ones. Values (eager, vmap, jit)
+    need no JVP."""
     if np.dtype(dtype).kind == "c":
         raise FxadTypeError(
-            f"{name} of a complex matrix cannot be differentiated or staged (jit) yet: its "
-            "rules are written for real matrices. Compute it on concrete values outside the "
-            "transformation" + ("; for the eigenvalues of a Hermitian A + iB, eigvalsh of the "
-                                "real symmetric [[A, -B], [B, A]] gives each of them twice"
-                                if name == "eigh" else "") + ".")
+            f"{name} of a complex matrix cannot be differentiated yet: its derivative rule "
+            "is written for real matrices" + ("; eigvalsh (the eigenvalues alone) can be, "
+                                              "to first order" if name == "eigh" else "")
+            + ". Compute it on concrete values outside the transformation.")
 
 
 def _front(prim, nout):
@@ -57,9 +57,8 @@ eigh_p = Primitive("eigh", multiple_results=True)  # -> (w ascending, v); reads 
 eigh_p.def_impl(lambda a, lower: tuple(np.linalg.eigh(a, "L" if lower else "U")))
 def _eigh_shape(a, lower):
     square("eigh", a)
-    _real_only("eigh", a.dtype)
-    dt = float_dtype(a.dtype)
-    return [ShapedArray(a.shape[:-1], dt), ShapedArray(a.shape, dt)]
+    dt = float_dtype(a.dtype)  # eigenvalues are real, for a complex Hermitian a too
+    return [ShapedArray(a.shape[:-1], np.finfo(dt).dtype), ShapedArray(a.shape, dt)]
 eigh_p.def_abstract_eval(_eigh_shape)
 def _eigh_jvp(primals, tangents, lower):
     (a,), (ta,) = primals, tangents
@@ -75,12 +74,30 @@ eigh_p.batch = _front(eigh_p, 2)
 def eigh(a, lower=True): return eigh_p.bind(a, lower=bool(lower))
 
 
+# Eigenvalues alone: dw = Re diag(vᴴ dA v), no division by gaps and no eigenvector tangent,
+# so complex Hermitian matrices work too (their second derivative goes through eigh's rule,
+# which refuses them: the eigenvectors' phases are arbitrary).
+eigvalsh_p = Primitive("eigvalsh")  # w ascending; reads one triangle
+eigvalsh_p.def_impl(lambda a, lower: np.linalg.eigvalsh(a, "L" if lower else "U"))
+eigvalsh_p.def_abstract_eval(lambda a, lower: ShapedArray(
+    a.shape[:-2] + (square("eigvalsh", a),), np.finfo(float_dtype(a.dtype)).dtype))
+def _eigvalsh_jvp(primals, tangents, lower):
+    (a,), (ta,) = primals, tangents
+    if type(ta) is Zero:
+        w = eigvalsh(a, lower)
+        return w, Zero.like(w)
+    w, v = eigh(a, lower)
+    return w, lax.real(diag_part(mm(mH(v), mm(one_triangle_herm(ta, lower), v))))
+eigvalsh_p.jvp = _eigvalsh_jvp
+eigvalsh_p.batch = lambda vals, dims, lower: (eigvalsh(bdim_to_front(vals[0], dims[0]), lower), 0)
+def eigvalsh(a, lower=True): return eigvalsh_p.bind(a, lower=bool(lower))
+
+
 # --- QR (reduced) ---------------------------------------------------------------------------
 
 qr_p = Primitive("qr", multiple_results=True)  # -> (q (m, k), r (k, n)), k = min(m, n)
 qr_p.def_impl(lambda a: tuple(np.linalg.qr(a, mode="reduced")))
 def _qr_shape(a):
-    _real_only("qr", a.dtype)
     *lead, m, n = a.shape
     k, dt = min(m, n), float_dtype(a.dtype)
     return [ShapedArray((*lead, m, k), dt), ShapedArray((*lead, k, n), dt)]
@@ -112,10 +129,9 @@ def qr(a): return qr_p.bind(a)
 svd_p = Primitive("svd", multiple_results=True)  # -> (u, s descending, vt), full_matrices=False
 svd_p.def_impl(lambda a: tuple(np.linalg.svd(a, full_matrices=False)))
 def _svd_shape(a):
-    _real_only("svd", a.dtype)
     *lead, m, n = a.shape
     k, dt = min(m, n), float_dtype(a.dtype)
-    return [ShapedArray((*lead, m, k), dt), ShapedArray((*lead, k), dt),
+    return [ShapedArray((*lead, m, k), dt), ShapedArray((*lead, k), np.finfo(dt).dtype),
             ShapedArray((*lead, k, n), dt)]
 svd_p.def_abstract_eval(_svd_shape)
 def _svd_jvp(primals, tangents):
@@ -202,4 +218,4 @@ expm_frechet_p.batch = lambda vals, dims: batch_all(lambda *v: expm_frechet(*v),
 def expm_frechet(a, e): return expm_frechet_p.bind(a, e)
 
 
-__all__ = ["eigh", "qr", "svd", "expm", "expm_frechet"]
+__all__ = ["eigh", "eigvalsh", "qr", "svd", "expm", "expm_frechet"]

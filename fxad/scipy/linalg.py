@@ -135,8 +135,9 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
         raise FxadValueError("eigh: generalized problems (b) and subset options are not "
                              "supported")
     a = _matrices("eigh", a, square=True)
-    w, v = _dec.eigh(a, lower)
-    return w if eigvals_only else (w, v)
+    if eigvals_only:
+        return _dec.eigvalsh(a, lower)
+    return _dec.eigh(a, lower)
 
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
