@@ -7,7 +7,7 @@ partial evaluation) and only tangent work is recorded (the "unknown", linear par
 """
 from __future__ import annotations
 
-from ..core import Trace, Tracer, _state, current_source, get_aval, missing_rule, new_trace
+from ..core import Trace, Tracer, _state, get_aval, missing_rule, new_trace
 from .jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -61,7 +61,7 @@ class StagingTrace(Trace):
         out = prim.abstract_eval(*[v.aval for v in invars], **params)
         if prim.multiple_results:
             outvars = [Var(a) for a in out]
-            self.eqns.append(Eqn(prim, invars, outvars, params, current_source()))
+            self.eqns.append(Eqn(prim, invars, outvars, params, _state.source))
             return [StagingTracer(self, v) for v in outvars]
         v = Var(out)
         self.eqns.append(Eqn(prim, invars, [v], params, _state.source))

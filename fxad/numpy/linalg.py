@@ -10,7 +10,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import lax
-from ..core import Tracer
+from ..core import Tracer, get_aval
 from ..errors import FxadValueError
 from ..rules import linalg_decomp as _dec, linalg_solve as _sol
 from ..rules.helpers import dtype_of, shape_of
@@ -45,8 +45,8 @@ def _matrices(name, a, square=False):
     if len(s) < 2:
         raise FxadValueError(f"{name}: expected an array of matrices (..., m, n), got shape "
                              f"{s}")
-    if square and s[-1] != s[-2]:
-        raise FxadValueError(f"{name}: expected square matrices (..., n, n), got shape {s}")
+    if square:
+        _sol.square(name, a)
     return a
 
 
@@ -55,14 +55,13 @@ def solve_operands(a, b, name="solve"):
     broadcast. Returns a and b with equal leading dims."""
     a, b = _matrices(name, a, square=True), as_float(b)
     sa, sb = shape_of(a), shape_of(b)
-    if not sb or (sb[0] if len(sb) == 1 else sb[-2]) != sa[-1]:
-        raise FxadValueError(f"{name}: a right-hand side of shape {sb} does not fit matrices "
-                             f"of shape {sa}: it needs {sa[-1]} rows, as ({sa[-1]},) or "
-                             f"(..., {sa[-1]}, k)")
     if len(sb) == 1:
-        return a, _bcast(b, sa[:-2] + sb)
-    lead = np.broadcast_shapes(sa[:-2], sb[:-2])
-    return _bcast(a, lead + sa[-2:]), _bcast(b, lead + sb[-2:])
+        b = _bcast(b, sa[:-2] + sb)
+    else:
+        lead = np.broadcast_shapes(sa[:-2], sb[:-2])
+        a, b = _bcast(a, lead + sa[-2:]), _bcast(b, lead + sb[-2:])
+    _sol.rhs_aval(name, get_aval(a), get_aval(b))  # the solves' shape rule checks b's rows
+    return a, b
 
 
 def identity_like(a):

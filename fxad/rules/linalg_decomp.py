@@ -44,10 +44,11 @@ def _real_only(name, dtype):
             + ". Compute it on concrete values outside the transformation.")
 
 
-def _front(prim, nout):
+def _front(prim):
     """Batching of a one-operand primitive that takes leading batch dims."""
     def rule(vals, dims, **params):
-        return prim.bind(bdim_to_front(vals[0], dims[0]), **params), [0] * nout
+        out = prim.bind(bdim_to_front(vals[0], dims[0]), **params)
+        return out, ([0] * len(out) if prim.multiple_results else 0)
     return rule
 
 
@@ -70,7 +71,7 @@ def _eigh_jvp(primals, tangents, lower):
     M = mm(mT(v), mm(one_triangle_sym(ta, lower), v))
     return [w, v], [diag_part(M), mm(v, lax.mul(M, _inv_gaps(w)))]
 eigh_p.jvp = _eigh_jvp
-eigh_p.batch = _front(eigh_p, 2)
+eigh_p.batch = _front(eigh_p)
 def eigh(a, lower=True): return eigh_p.bind(a, lower=bool(lower))
 
 
@@ -89,7 +90,7 @@ def _eigvalsh_jvp(primals, tangents, lower):
     w, v = eigh(a, lower)
     return w, lax.real(diag_part(mm(mH(v), mm(one_triangle_herm(ta, lower), v))))
 eigvalsh_p.jvp = _eigvalsh_jvp
-eigvalsh_p.batch = lambda vals, dims, lower: (eigvalsh(bdim_to_front(vals[0], dims[0]), lower), 0)
+eigvalsh_p.batch = _front(eigvalsh_p)
 def eigvalsh(a, lower=True): return eigvalsh_p.bind(a, lower=bool(lower))
 
 
@@ -120,7 +121,7 @@ def _qr_jvp(primals, tangents):
     dq = lax.add(mm(q, lax.sub(skew, qt)), dA_rinv)
     return [q, r], [dq, mm(lax.sub(qt, skew), r)]
 qr_p.jvp = _qr_jvp
-qr_p.batch = _front(qr_p, 2)
+qr_p.batch = _front(qr_p)
 def qr(a): return qr_p.bind(a)
 
 
@@ -155,7 +156,7 @@ def _svd_jvp(primals, tangents):
         dv = lax.add(dv, lax.div(lax.sub(mm(mT(ta), u), mm(v, mT(dS))), s_row))
     return [u, s, vt], [du, diag_part(dS), mT(dv)]
 svd_p.jvp = _svd_jvp
-svd_p.batch = _front(svd_p, 3)
+svd_p.batch = _front(svd_p)
 def svd(a): return svd_p.bind(a)
 
 
@@ -166,7 +167,7 @@ expm_p.def_impl(lambda a: scipy.linalg.expm(a))
 expm_p.def_abstract_eval(square_aval("expm"))
 # d expm(A)[dA] is the Fréchet derivative L(A, dA): one primitive that reuses the Padé work.
 defjvp(expm_p, lambda t, a: expm_frechet(a, t))
-expm_p.batch = lambda vals, dims: (expm(bdim_to_front(vals[0], dims[0])), 0)
+expm_p.batch = _front(expm_p)
 def expm(a): return expm_p.bind(a)
 
 

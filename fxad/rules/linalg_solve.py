@@ -70,7 +70,8 @@ def rhs_aval(name, m, b):
     if len(b.shape) not in (len(lead) + 1, len(lead) + 2) or b.shape[:len(lead)] != lead \
             or b.shape[len(lead)] != n:
         raise FxadValueError(f"{name}: right-hand side of shape {b.shape} does not match "
-                             f"matrices of shape {m.shape}")
+                             f"matrices of shape {m.shape}: it needs {n} rows, as ({n},) or "
+                             f"(..., {n}, k)")
     dm, db = float_dtype(m.dtype), float_dtype(b.dtype)
     return ShapedArray(b.shape, dm if dm == db else np.result_type(dm, db))
 
@@ -116,8 +117,8 @@ def one_triangle_herm(x, lower=True):
     part of its diagonal (Cholesky); the symmetric one for real x."""
     if dtype_of(x).kind != "c":
         return one_triangle_sym(x, lower)
-    strict = tri(x, lower, -1)
-    return lax.add(lax.add(strict, mH(strict)), lax.mul(lax.real(x), eye_like(lax.real(x))))
+    strict, re = tri(x, lower, -1), lax.real(x)
+    return lax.add(lax.add(strict, mH(strict)), lax.mul(re, eye_like(re)))
 
 
 def eye_like(x):
