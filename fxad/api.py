@@ -499,9 +499,10 @@ def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
     """Jacobian by reverse mode: one vmap of the pullback over the basis of the outputs."""
     def jac(*args, **kwargs):
         single, nums = _argnums_split("jacrev", args, argnums)
-        dyn = tuple(args[i] for i in nums)
-        _check_dtypes("jacrev", holomorphic, tree_flatten(dyn)[0], "inputs", real_only=False)
-        res = vjp(_partial(f, args, nums, kwargs), *dyn, has_aux=has_aux)
+        flat_p, tree_p = tree_flatten(tuple(args[i] for i in nums))
+        flat_p = [_leaf(p) for p in flat_p]
+        _check_dtypes("jacrev", holomorphic, flat_p, "inputs", real_only=False)
+        res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux)
         out, f_vjp = res[0], res[1]
         flat_out, out_tree = tree_flatten(out)
         flat_out = [_leaf(o) for o in flat_out]
