@@ -216,6 +216,25 @@ def _argument_of(dyn, nums, k):
     raise AssertionError("leaf index out of range")  # pragma: no cover
 
 
+def _check_inputs(name, dyn, nums, flat_p, holomorphic, instead="vjp"):
+    """Differentiated inputs (`flat_p`, the leaves of the arguments `dyn` at positions
+    `nums`) must be floats, and complex with `holomorphic`: an integer has no derivative, and
+    a zero one would be silently wrong."""
+    for k, x in enumerate(flat_p):
+        dt = get_aval(x).dtype
+        if dt.kind not in "fc" or (holomorphic and dt.kind != "c"):
+            i = _argument_of(dyn, nums, k)
+            if holomorphic and dt.kind != "c":
+                raise FxadTypeError(
+                    f"{name}(holomorphic=True) needs complex inputs, but argument {i} "
+                    f"has dtype {dt}. Convert it with .astype(complex), or drop "
+                    "holomorphic=True.")
+            raise FxadTypeError(
+                f"{name} requires floating-point inputs, but argument {i} has dtype "
+                f"{dt}. Convert it with .astype(float), or use {instead}, which accepts "
+                "integer inputs.")
+
+
 def _partial(f, args, nums, kwargs):
     def g(*dyn):
         full = list(args)
@@ -236,19 +255,7 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name):
         dyn = tuple(args[i] for i in nums)
         flat_p, tree_p = tree_flatten(dyn)
         flat_p = [_leaf(p) for p in flat_p]
-        for k, x in enumerate(flat_p):
-            dt = get_aval(x).dtype
-            if dt.kind not in "fc" or (holomorphic and dt.kind != "c"):
-                i = _argument_of(dyn, nums, k)
-                if holomorphic and dt.kind != "c":
-                    raise FxadTypeError(
-                        f"{name}(holomorphic=True) needs complex inputs, but argument {i} "
-                        f"has dtype {dt}. Convert it with .astype(complex), or drop "
-                        "holomorphic=True.")
-                raise FxadTypeError(
-                    f"{name} requires floating-point inputs, but argument {i} has dtype "
-                    f"{dt}. Convert it with .astype(float), or use vjp, which accepts "
-                    "integer inputs.")
+        _check_inputs(name, dyn, nums, flat_p, holomorphic)
         res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux)
         out, f_vjp = res[0], res[1]
         a = get_aval(_leaf(out)) if not isinstance(out, (tuple, list, dict)) else None
@@ -440,18 +447,13 @@ def _add_axis(tree, where):
                               for x, s in zip(leaves, shapes)])
 
 
-def _check_dtypes(name, holomorphic, leaves, what, real_only):
-    """Inputs must be floats, as for grad. A Jacobian with respect to (or of) complex values
-    is a complex matrix only for a holomorphic function; otherwise forward and reverse mode
-    would silently disagree (d/dx against d/dx - i d/dy), so complex values need
-    `holomorphic=True` where JAX asks for it: jacfwd's inputs, jacrev's outputs."""
+def _check_complex(name, holomorphic, leaves, what, real_only):
+    """A Jacobian with respect to (or of) complex values is a complex matrix only for a
+    holomorphic function; otherwise forward and reverse mode would silently disagree
+    (d/dx against d/dx - i d/dy), so complex values need `holomorphic=True` where JAX asks
+    for it: jacfwd's inputs, jacrev's outputs. (Inputs: see also _check_inputs.)"""
     for x in leaves:
         dt = get_aval(x).dtype
-        if what == "inputs" and dt.kind not in "fc":  # as grad: no silent zero Jacobian
-            raise FxadTypeError(
-                f"{name} requires floating-point inputs, got {dt}. Convert it with "
-                f".astype(float), or use {'jvp' if name == 'jacfwd' else 'vjp'}, which "
-                "accepts integer inputs.")
         if holomorphic and dt.kind != "c":
             raise FxadTypeError(f"{name}(holomorphic=True) needs complex {what}, got {dt}")
         if real_only and not holomorphic and dt.kind == "c":
@@ -470,7 +472,8 @@ def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
         flat_in, in_tree = tree_flatten(args[nums[0]] if single else
                                         tuple(args[i] for i in nums))
         flat_in = [_leaf(x) for x in flat_in]
-        _check_dtypes("jacfwd", holomorphic, flat_in, "inputs", real_only=True)
+        _check_inputs("jacfwd", tuple(args[i] for i in nums), nums, flat_in, holomorphic, "jvp")
+        _check_complex("jacfwd", holomorphic, flat_in, "inputs", real_only=True)
         primal = tree_unflatten(in_tree, flat_in)
         g = _partial(f, args, nums, kwargs)
         call = g if single else (lambda d: g(*d))
@@ -488,7 +491,7 @@ def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
             touts = vmap(push, out_axes=(-1, None) if has_aux else -1)(*basis)
             touts, aux = touts if has_aux else (touts, None)
         flat_t, out_tree = tree_flatten(touts)  # each: out_shape + (n,)
-        _check_dtypes("jacfwd", holomorphic, flat_t, "outputs", real_only=False)
+        _check_complex("jacfwd", holomorphic, flat_t, "outputs", real_only=False)
         jac_tree = tree_unflatten(out_tree, [_blocks(t, flat_in, in_tree) for t in flat_t])
         return (jac_tree, aux) if has_aux else jac_tree
     return jac
@@ -499,14 +502,15 @@ def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
     """Jacobian by reverse mode: one vmap of the pullback over the basis of the outputs."""
     def jac(*args, **kwargs):
         single, nums = _argnums_split("jacrev", args, argnums)
-        flat_p, tree_p = tree_flatten(tuple(args[i] for i in nums))
+        dyn = tuple(args[i] for i in nums)
+        flat_p, tree_p = tree_flatten(dyn)
         flat_p = [_leaf(p) for p in flat_p]
-        _check_dtypes("jacrev", holomorphic, flat_p, "inputs", real_only=False)
+        _check_inputs("jacrev", dyn, nums, flat_p, holomorphic)
         res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux)
         out, f_vjp = res[0], res[1]
         flat_out, out_tree = tree_flatten(out)
         flat_out = [_leaf(o) for o in flat_out]
-        _check_dtypes("jacrev", holomorphic, flat_out, "outputs", real_only=True)
+        _check_complex("jacrev", holomorphic, flat_out, "outputs", real_only=True)
         basis, _ = _std_basis(flat_out)
         if sum(b.shape[0] for b in basis) == 1:  # one scalar output (a gradient): no vmap
             cts = _add_axis(f_vjp(tree_unflatten(out_tree, [b[0] for b in basis])), 0)
