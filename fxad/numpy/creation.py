@@ -21,6 +21,15 @@ def zeros_like(a, dtype=None, shape=None):
     return np.zeros(s, dt)
 
 
+empty_like = zeros_like  # "uninitialized" values: zeros are as good as any
+
+
+def result_type(*arrays_and_dtypes):
+    """np.result_type, with traced values standing for arrays of their dtype."""
+    return np.result_type(*(dtype_of(x) if isinstance(x, Tracer) else x
+                            for x in arrays_and_dtypes))
+
+
 def ones_like(a, dtype=None, shape=None):
     dt, s = _like(a, dtype, shape)
     return np.ones(s, dt)

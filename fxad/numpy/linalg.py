@@ -231,5 +231,132 @@ def norm(x, ord=None, axis=None, keepdims=False):
     raise FxadValueError("Improper number of dimensions to norm.")
 
 
+# --- composed from the above --------------------------------------------------------------
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=None):
+    """The pseudo-inverse; its derivative assumes the rank does not change nearby (no
+    singular value at the cutoff rcond * largest)."""
+    if rcond is not None and rtol is not None:
+        raise FxadValueError("pinv: give rcond or rtol, not both")
+    cut = rcond if rcond is not None else rtol if rtol is not None else 1e-15
+    if isinstance(cut, Tracer) or np.ndim(cut):
+        raise FxadValueError("pinv: rcond must be a concrete number")
+    return _dec.pinv(_matrices("pinv", a), cut)
+
+
+LstsqResult = namedtuple("LstsqResult", ["x", "residuals", "rank", "s"])
+
+
+def lstsq(a, b, rcond=None):
+    """x = pinv(a) b, with NumPy's default cutoff (eps * max(m, n)). Unlike NumPy, which
+    returns no residuals when the rank is below n (a value fxad cannot know when staging),
+    the residuals are returned whenever m > n."""
+    a = _matrices("lstsq", a)
+    if len(shape_of(a)) != 2:
+        raise FxadValueError("lstsq: a must be a 2-d matrix")
+    m, n = shape_of(a)
+    b = as_float(b)
+    if shape_of(b)[0] != m:
+        raise FxadValueError(f"lstsq: a has {m} rows but b has {shape_of(b)[0]}")
+    if rcond is None:
+        rcond = float(np.finfo(dtype_of(a)).eps) * max(m, n)
+    x = lax.dot_general(pinv(a, rcond), b, (((1,), (0,)), ((), ())))
+    s = svdvals(a)
+    rank = lax.convert_element_type(_sum(lax.gt(s, lax.mul(_max(s), rcond))), np.int32)
+    if m > n:
+        r = lax.sub(b, lax.dot_general(a, x, (((1,), (0,)), ((), ()))))
+        resid = _sum(_abs2(r), axis=0, keepdims=len(shape_of(b)) == 1)
+    else:
+        resid = np.zeros((0,), dtype=np.finfo(dtype_of(a)).dtype)
+    return LstsqResult(x, resid, rank, s)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """The number of singular values above the tolerance (an integer: no derivative)."""
+    A = as_float(A)
+    if len(shape_of(A)) < 2:
+        return lax.convert_element_type(_sum(lax.convert_element_type(lax.ne(A, 0), np.int64))
+                                        > 0, np.int64)
+    s = svdvals(A)
+    if tol is None:
+        m, n = shape_of(A)[-2:]
+        scale = float(np.finfo(dtype_of(s)).eps) * max(m, n) if rtol is None else rtol
+        tol = lax.mul(_max(s, axis=-1, keepdims=True), scale)
+    else:
+        tol = lax.reshape(tol, tuple(shape_of(tol)) + (1,)) if len(shape_of(tol)) else tol
+    return _sum(lax.convert_element_type(lax.gt(s, tol), np.int64), axis=-1)
+
+
+def cond(x, p=None):
+    """The condition number: a ratio of singular values for p in (None, 2, -2), else
+    norm(x, p) * norm(inv(x), p)."""
+    x = _matrices("cond", x)
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        big, small = _max(s, axis=-1), _min(s, axis=-1)
+        return lax.div(small, big) if p == -2 else lax.div(big, small)
+    return lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+
+
+def matrix_power(a, n):
+    """a^n by repeated squaring (n an integer; negative powers invert first)."""
+    if not isinstance(n, (int, np.integer)):
+        raise FxadValueError("matrix_power: exponent must be an integer")
+    a = _matrices("matrix_power", a, square=True)
+    if n == 0:
+        return identity_like(a).copy()
+    if n < 0:
+        a, n = inv(a), -n
+    from .products import matmul
+    result, base = None, a
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+def multi_dot(arrays, *, out=None):
+    """A chain of products in the cheapest order (the classic dynamic program over the
+    chain's shapes); a 1-d first/last factor is a row/column vector, as in NumPy."""
+    if out is not None:
+        raise FxadValueError("multi_dot: out= is not supported on traced values")
+    from .products import matmul
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise FxadValueError("Expecting at least two arrays.")
+    first_1d, last_1d = len(shape_of(arrays[0])) == 1, len(shape_of(arrays[-1])) == 1
+    if first_1d:
+        arrays[0] = lax.reshape(arrays[0], (1,) + tuple(shape_of(arrays[0])))
+    if last_1d:
+        arrays[-1] = lax.reshape(arrays[-1], tuple(shape_of(arrays[-1])) + (1,))
+    dims = [shape_of(x)[0] for x in arrays] + [shape_of(arrays[-1])[1]]
+    k = len(arrays)
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):
+        for i in range(k - length):
+            j = i + length
+            cost[i][j] = float("inf")
+            for s in range(i, j):
+                c = cost[i][s] + cost[s + 1][j] + dims[i] * dims[s + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, s
+
+    def chain(i, j):
+        if i == j:
+            return arrays[i]
+        return matmul(chain(i, split[i][j]), chain(split[i][j] + 1, j))
+    out = chain(0, k - 1)
+    if first_1d and last_1d:
+        return lax.reshape(out, ())
+    if first_1d or last_1d:
+        return lax.reshape(out, (shape_of(out)[1],) if first_1d else (shape_of(out)[0],))
+    return out
+
+
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "qr", "svd",
-           "svdvals", "norm"]
+           "svdvals", "norm", "pinv", "lstsq", "matrix_rank", "cond", "matrix_power",
+           "multi_dot"]

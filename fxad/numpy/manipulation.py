@@ -206,12 +206,24 @@ def repeat(a, repeats, axis=None):
     return a[(slice(None),) * (axis % ndim(a)) + (idx,)]
 
 
-def pad(array, pad_width, mode="constant", constant_values=0):
-    """Constant padding: the array is scatter-added into a filled array (linear in it)."""
-    if mode != "constant":
-        raise FxadValueError(f"fxad.numpy.pad supports mode='constant' only, not {mode!r}")
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
+    """Constant padding scatter-adds the array into a filled one; edge/reflect/symmetric/wrap
+    are gathers whose indices NumPy's own pad computes from an arange (so they match it)."""
+    if mode not in _PAD_MODES:
+        raise FxadValueError(f"fxad.numpy.pad supports modes {', '.join(_PAD_MODES)}, "
+                             f"not {mode!r}")
     s = shape(array)
     pw = np.broadcast_to(np.asarray(pad_width, dtype=int), (len(s), 2))
+    if mode != "constant":
+        if reflect_type != "even":
+            raise FxadValueError("fxad.numpy.pad supports reflect_type='even' only")
+        for ax, (lo, hi) in enumerate(pw):
+            if lo or hi:
+                array = take(array, np.pad(np.arange(s[ax]), (int(lo), int(hi)), mode), ax)
+        return array
     out_shape = tuple(int(d + lo + hi) for d, (lo, hi) in zip(s, pw))
     from ..rules.helpers import dtype_of
     from ..rules.indexing import parse_index, scatter_add
@@ -295,3 +307,110 @@ def sort(a, axis=-1):
     if axis is None:
         a, axis = ravel(a), 0
     return take_along_axis(a, argsort(a, axis), axis)
+
+
+def fliplr(m):
+    return lax.flip(m, (1,))
+
+
+def flipud(m):
+    return lax.flip(m, (0,))
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    a0, a1 = (int(a) % ndim(m) for a in axes)
+    k %= 4
+    if k == 0:
+        return m
+    if k == 2:
+        return lax.flip(m, tuple(sorted((a0, a1))))
+    perm = list(range(ndim(m)))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    m = lax.transpose(m, tuple(perm))
+    return lax.flip(m, (a0,)) if k == 1 else lax.flip(m, (a1,))
+
+
+def broadcast_arrays(*args):
+    out = tuple(np.broadcast_shapes(*(shape(a) for a in args)))
+    return tuple(broadcast_to(a, out) for a in args)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise FxadValueError("meshgrid: indexing must be 'xy' or 'ij'")
+    n = len(xi)
+    shapes = [[1] * n for _ in xi]
+    for i, x in enumerate(xi):
+        shapes[i][i] = size(x)
+    if indexing == "xy" and n > 1:
+        for s in shapes:
+            s[0], s[1] = s[1], s[0]
+    grids = [lax.reshape(ravel(x), tuple(s)) for x, s in zip(xi, shapes)]
+    return tuple(grids) if sparse else broadcast_arrays(*grids)
+
+
+def append(arr, values, axis=None):
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([arr, values], axis)
+
+
+def delete(arr, obj, axis=None):
+    if isinstance(obj, Tracer):
+        raise FxadValueError("delete needs concrete indices (the output shape depends on them)")
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    n = shape(arr)[axis]
+    return take(arr, np.delete(np.arange(n), obj), axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """np.insert for 1-d results (axis=None, or a 1-d array). NumPy's own insert places
+    markers shaped like `values` into an arange, which says where each output comes from."""
+    if isinstance(obj, Tracer):
+        raise FxadValueError("insert needs concrete indices (the output shape depends on them)")
+    if axis is None:
+        arr = ravel(arr)
+    elif ndim(arr) != 1:
+        raise FxadValueError("fxad's insert supports 1-d results only (axis=None or a 1-d "
+                             "array)")
+    from ..rules.helpers import dtype_of
+    n = shape(arr)[0]
+    marks = np.insert(np.arange(n), obj, -1 - np.arange(size(values)).reshape(shape(values)))
+    order = np.where(marks >= 0, marks, n - 1 - marks)  # marker -1-j -> values.flat[j]
+    vals = lax.convert_element_type(ravel(values), dtype_of(arr))
+    return take(concatenate([arr, vals], 0), order)
+
+
+# --- index-valued and boolean functions (no derivative; values may be needed concretely) -----
+
+def _concrete(a, what):
+    return a.concrete_value(what) if isinstance(a, Tracer) else np.asarray(a)
+
+
+def flatnonzero(a):
+    return np.flatnonzero(_concrete(a, "flatnonzero (its output shape depends on the values)"))
+
+
+def argwhere(a):
+    return np.argwhere(_concrete(a, "argwhere (its output shape depends on the values)"))
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True):
+    """The sorted distinct values, gathered from `ar` at their first occurrences (so they
+    carry derivatives); the indices and counts are plain integers."""
+    if axis is not None:
+        raise FxadValueError("fxad's unique supports axis=None only")
+    flat = ravel(ar)
+    _, first, inverse, counts = np.unique(
+        _concrete(flat, "unique (its output shape depends on the values)"), return_index=True,
+        return_inverse=True, return_counts=True, equal_nan=equal_nan)
+    out = [take(flat, first)]
+    if return_index:
+        out.append(first)
+    if return_inverse:
+        out.append(inverse.reshape(shape(ar)) if ndim(ar) > 1 else inverse)
+    if return_counts:
+        out.append(counts)
+    return out[0] if len(out) == 1 else tuple(out)

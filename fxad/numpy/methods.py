@@ -8,7 +8,7 @@ import numpy as np
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError
-from . import creation, manipulation as shape, products, reductions, ufuncs
+from . import creation, manipulation as shape, products, reductions, series, ufuncs
 from ..rules.elementwise import add_p, div_p, mul_p, sub_p
 from ..rules.indexing import getitem
 
@@ -37,6 +37,9 @@ Tracer.__eq__ = lambda self, o: lax.eq(self, o)
 Tracer.__ne__ = lambda self, o: lax.ne(self, o)
 Tracer.__and__ = Tracer.__rand__ = lambda self, o: ufuncs.bitwise_and(self, o)
 Tracer.__or__ = Tracer.__ror__ = lambda self, o: ufuncs.bitwise_or(self, o)
+Tracer.__xor__ = Tracer.__rxor__ = lambda self, o: ufuncs.bitwise_xor(self, o)
+Tracer.__divmod__ = lambda self, o: ufuncs.divmod(self, o)
+Tracer.__rdivmod__ = lambda self, o: ufuncs.divmod(o, self)
 Tracer.__invert__ = lambda self: ufuncs.invert(self)
 Tracer.__getitem__ = lambda self, idx: getitem(self, idx)
 
@@ -72,6 +75,32 @@ Tracer.at = property(lambda self: _IndexUpdateHelper(self))
 Tracer.real = property(lambda self: lax.real(self))
 Tracer.imag = property(lambda self: lax.imag(self))
 Tracer.conj = Tracer.conjugate = lambda self: lax.conj(self)
+Tracer.nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
+Tracer.itemsize = property(lambda self: self.aval.dtype.itemsize)
+Tracer.cumsum = lambda self, axis=None, dtype=None: reductions.cumsum(self, axis, dtype)
+Tracer.cumprod = lambda self, axis=None, dtype=None: reductions.cumprod(self, axis, dtype)
+Tracer.any = lambda self, axis=None, keepdims=False: reductions.any(self, axis, keepdims)
+Tracer.all = lambda self, axis=None, keepdims=False: reductions.all(self, axis, keepdims)
+Tracer.repeat = lambda self, repeats, axis=None: shape.repeat(self, repeats, axis)
+Tracer.take = lambda self, indices, axis=None: shape.take(self, indices, axis)
+Tracer.diagonal = lambda self, offset=0, axis1=0, axis2=1: \
+    shape.diagonal(self, offset, axis1, axis2)
+Tracer.trace = lambda self, offset=0, axis1=0, axis2=1: shape.trace(self, offset, axis1, axis2)
+Tracer.argsort = lambda self, axis=-1: shape.argsort(self, axis)
+Tracer.nonzero = lambda self: shape.nonzero(self)
+Tracer.searchsorted = lambda self, v, side="left", sorter=None: \
+    series.searchsorted(self, v, side, sorter)
+
+
+def _in_place(name, instead):
+    def method(self, *args, **kwargs):
+        raise FxadTypeError(f"x.{name}() changes an array in place, which a traced value "
+                            f"cannot do; use {instead}")
+    return method
+
+
+Tracer.sort = _in_place("sort", "x = np.sort(x)")
+Tracer.fill = _in_place("fill", "np.full_like(x, value)")
 
 
 class _IndexUpdateHelper:
@@ -142,7 +171,7 @@ def _counterpart_module(module_name):
     """fxad's module for a NumPy module, by the function's own module: np.linalg.trace must
     not be taken for np.trace (same name, different axes)."""
     from .. import numpy as fnp
-    return {"numpy": fnp, "numpy.linalg": fnp.linalg}.get(module_name)
+    return {"numpy": fnp, "numpy.linalg": fnp.linalg, "numpy.fft": fnp.fft}.get(module_name)
 
 
 _ufunc_targets = {}  # ufunc -> (fxad function or None, its public name): found once per ufunc
@@ -159,11 +188,43 @@ def _ufunc_target(ufunc):
     return None, name
 
 
+def _ufunc_method(ufunc, method):
+    """np.add.reduce(x, axis=0), np.multiply.accumulate(x), ...: the reduction or running
+    reduction fxad has for that ufunc (ufunc methods default to axis 0), else None."""
+    table = _REDUCE if method == "reduce" else _ACCUMULATE if method == "accumulate" else {}
+    fn = table.get(ufunc.__name__)
+    if fn is None:
+        return None
+
+    def call(x, axis=0, dtype=None, keepdims=False):
+        if method == "accumulate":
+            if keepdims:
+                raise FxadTypeError("accumulate takes no keepdims")
+            return fn(x, axis, dtype)
+        return fn(x, axis, dtype, keepdims)
+    return call
+
+
+_REDUCE = {"add": reductions.sum, "multiply": reductions.prod,
+           "maximum": lambda x, axis, dtype, keepdims: reductions.max(
+               x if dtype is None else lax.convert_element_type(x, dtype), axis, keepdims),
+           "minimum": lambda x, axis, dtype, keepdims: reductions.min(
+               x if dtype is None else lax.convert_element_type(x, dtype), axis, keepdims),
+           "logical_and": lambda x, axis, dtype, keepdims: reductions.all(x, axis, keepdims),
+           "logical_or": lambda x, axis, dtype, keepdims: reductions.any(x, axis, keepdims)}
+_ACCUMULATE = {"add": reductions.cumsum, "multiply": reductions.cumprod}
+
+
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     target = _ufunc_targets.get(ufunc)
     if target is None:
         target = _ufunc_targets[ufunc] = _ufunc_target(ufunc)
     fn, where = target
+    if method in ("reduce", "accumulate") and len(inputs) == 1 and \
+            set(kwargs) <= {"axis", "dtype", "keepdims"}:
+        call = _ufunc_method(ufunc, method)
+        if call is not None:
+            return call(*inputs, **kwargs)
     if method != "__call__" or kwargs or fn is None:
         raise FxadTypeError(
             f"fxad cannot apply {where}{'.' + method if method != '__call__' else ''}"

@@ -26,24 +26,42 @@ def normalize_axes(axis, ndim):
     return tuple(sorted(out)) if ndim else ()
 
 
-def sum(a, axis=None, dtype=None, keepdims=False):
+def _masked(a, where, fill):
+    return a if where is None else lax.select(where, a, fill)
+
+
+def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None):
     if dtype is not None:
         a = lax.convert_element_type(a, dtype)
-    return lax.reduce_sum(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+    out = lax.reduce_sum(_masked(a, where, 0), normalize_axes(axis, len(shape_of(a))), keepdims)
+    return out if initial is None else lax.add(out, initial)
 
 
-def prod(a, axis=None, dtype=None, keepdims=False):
+def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None):
     if dtype is not None:
         a = lax.convert_element_type(a, dtype)
-    return lax.reduce_prod(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+    out = lax.reduce_prod(_masked(a, where, 1), normalize_axes(axis, len(shape_of(a))), keepdims)
+    return out if initial is None else lax.mul(out, initial)
 
 
-def max(a, axis=None, keepdims=False):
-    return lax.reduce_max(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+def _extreme(reduce, pick, name, a, axis, keepdims, initial, where):
+    """max/min; `initial` joins every slice (so where= needs it, as NumPy's identity-free
+    maximum does)."""
+    if where is not None:
+        if initial is None:
+            raise FxadValueError(f"{name} with where= needs initial= (the value of a slice "
+                                 "that where= leaves empty), as in NumPy")
+        a = lax.select(where, a, initial)
+    out = reduce(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+    return out if initial is None else pick(out, initial)
 
 
-def min(a, axis=None, keepdims=False):
-    return lax.reduce_min(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+def max(a, axis=None, keepdims=False, *, initial=None, where=None):
+    return _extreme(lax.reduce_max, lax.max, "max", a, axis, keepdims, initial, where)
+
+
+def min(a, axis=None, keepdims=False, *, initial=None, where=None):
+    return _extreme(lax.reduce_min, lax.min, "min", a, axis, keepdims, initial, where)
 
 
 amax, amin = max, min
@@ -54,10 +72,14 @@ def _count(a, axes):
     return int(np.prod([shape[i] for i in axes], dtype=np.int64))
 
 
-def mean(a, axis=None, dtype=None, keepdims=False):
+def mean(a, axis=None, dtype=None, keepdims=False, *, where=None):
     axes = normalize_axes(axis, len(shape_of(a)))
     if dtype is None and dtype_of(a).kind not in "fc":
         dtype = np.float64
+    if where is not None:  # the count of each slice's selected elements
+        count = sum(lax.convert_element_type(lax.broadcast_to(where, tuple(shape_of(a))),
+                                             dtype or dtype_of(a)), axes, keepdims=keepdims)
+        return lax.div(sum(a, axes, dtype, keepdims, where=where), count)
     return lax.div(sum(a, axes, dtype, keepdims), _count(a, axes))
 
 
@@ -130,3 +152,16 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
     total = nansum(a, axis, dtype, keepdims)
     return lax.div(total, sum(lax.convert_element_type(ok, dtype_of(total)), axis,
                               keepdims=keepdims))
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    return sum(lax.convert_element_type(lax.ne(a, 0), np.int64), axis, keepdims=keepdims)
+
+
+def any(a, axis=None, keepdims=False):  # noqa: A001  (NumPy's name; no derivative)
+    return lax.ne(count_nonzero(a, axis, keepdims=keepdims), 0)
+
+
+def all(a, axis=None, keepdims=False):  # noqa: A001
+    n = _count(a, normalize_axes(axis, len(shape_of(a))))
+    return lax.eq(count_nonzero(a, axis, keepdims=keepdims), n)

@@ -22,6 +22,7 @@ equal, not_equal, less, less_equal, greater, greater_equal = (
     lax.eq, lax.ne, lax.lt, lax.le, lax.gt, lax.ge)
 logical_and, logical_or, logical_not = lax.logical_and, lax.logical_or, lax.logical_not
 isfinite, isnan = lax.isfinite, lax.isnan
+trunc, fix, fmod, signbit = lax.trunc, lax.trunc, lax.fmod, lax.signbit
 asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2
 
 
@@ -72,6 +73,11 @@ def _boolean_only(name, logical):
 bitwise_and = _boolean_only("bitwise_and", lax.logical_and)
 bitwise_or = _boolean_only("bitwise_or", lax.logical_or)
 bitwise_not = invert = _boolean_only("bitwise_not", lax.logical_not)
+bitwise_xor = _boolean_only("bitwise_xor", lax.ne)
+
+
+def logical_xor(x, y):
+    return lax.ne(lax.ne(x, 0), lax.ne(y, 0))
 
 
 def where(condition, x=None, y=None):
@@ -158,6 +164,56 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     x = lax.select(lax.isnan(x), nan, x)
     x = lax.select(lax.eq(x, np.inf), posinf, x)
     return lax.select(lax.eq(x, -np.inf), neginf, x)
+
+
+def isinf(x):
+    return lax.logical_not(lax.logical_or(lax.isfinite(x), lax.isnan(x)))
+
+
+def isposinf(x):
+    return lax.logical_and(isinf(x), lax.logical_not(lax.signbit(x)))
+
+
+def isneginf(x):
+    return lax.logical_and(isinf(x), lax.signbit(x))
+
+
+def copysign(x1, x2):
+    """|x1| with x2's sign bit (so -0.0 and signed NaNs count), derivative ±1."""
+    return lax.select(lax.ne(lax.signbit(x1), lax.signbit(x2)), lax.neg(x1), x1)
+
+
+def heaviside(x1, x2):
+    """0 below zero, 1 above, x2 at zero, NaN at NaN; piecewise constant in x1."""
+    from ..rules.helpers import dtype_of
+    dt = np.result_type(*(x if type(x) in (int, float) else dtype_of(x) for x in (x1, x2)))
+    step = lax.select(lax.lt(x1, 0), dt.type(0), dt.type(1))
+    return lax.select(lax.eq(x1, 0), x2, lax.select(lax.isnan(x1), x1, step))
+
+
+def fmax(x1, x2):
+    """maximum that ignores a NaN operand (NaN only if both are)."""
+    return lax.select(lax.isnan(x2), x1, lax.select(lax.isnan(x1), x2, lax.max(x1, x2)))
+
+
+def fmin(x1, x2):
+    return lax.select(lax.isnan(x2), x1, lax.select(lax.isnan(x1), x2, lax.min(x1, x2)))
+
+
+def float_power(x1, x2):
+    """power computed in float64 (complex128 for complex operands), as NumPy does."""
+    from ..rules.helpers import dtype_of
+    wide = np.complex128 if "c" in (np.dtype(dtype_of(x1)).kind + np.dtype(
+        dtype_of(x2)).kind) else np.float64
+    return power(lax.convert_element_type(x1, wide), lax.convert_element_type(x2, wide))
+
+
+def divmod(x1, x2):  # noqa: A001  (NumPy's name)
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def positive(x):
+    return x
 
 
 # --- complex numbers --------------------------------------------------------------------------

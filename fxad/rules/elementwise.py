@@ -318,6 +318,11 @@ defjvp(rem_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(floor_divide(x, y)))
 def rem(x, y): return rem_p.bind(x, y)
 
 
+fmod_p = elementwise("fmod", np.fmod)  # C's fmod (sign of x): x - trunc(x / y) * y
+defjvp(fmod_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(trunc(div(x, y)))))
+def fmod(x, y): return fmod_p.bind(x, y)
+
+
 # --- complex parts (R-linear: transposes follow JAX's convention, grad = d/dx - i d/dy) --------
 
 real_p = elementwise("real", np.real)
@@ -360,6 +365,11 @@ def floor(x): return floor_p.bind(x)
 ceil_p = elementwise("ceil", np.ceil)
 defjvp_zero(ceil_p)
 def ceil(x): return ceil_p.bind(x)
+
+
+trunc_p = elementwise("trunc", np.trunc)
+defjvp_zero(trunc_p)
+def trunc(x): return trunc_p.bind(x)
 
 
 round_p = elementwise("round", lambda x, decimals: np.round(x, decimals))
@@ -420,6 +430,11 @@ def logical_not(x): return logical_not_p.bind(x)
 isfinite_p = elementwise("isfinite", np.isfinite)
 defjvp_zero(isfinite_p)
 def isfinite(x): return isfinite_p.bind(x)
+
+
+signbit_p = elementwise("signbit", np.signbit)  # also -0.0 and NaNs with the sign bit set
+defjvp_zero(signbit_p)
+def signbit(x): return signbit_p.bind(x)
 
 
 isnan_p = elementwise("isnan", np.isnan)

@@ -219,4 +219,30 @@ expm_frechet_p.batch = lambda vals, dims: batch_all(lambda *v: expm_frechet(*v),
 def expm_frechet(a, e): return expm_frechet_p.bind(a, e)
 
 
-__all__ = ["eigh", "eigvalsh", "qr", "svd", "expm", "expm_frechet"]
+# --- Moore-Penrose pseudo-inverse -------------------------------------------------------------
+
+# The JVP (Golub & Pereyra) holds where the rank is locally constant, i.e. where no singular
+# value crosses the cutoff: dp = -p da p + p pᴴ daᴴ (I - a p) + (I - p a) daᴴ pᴴ p.
+pinv_p = Primitive("pinv")  # (..., m, n) -> (..., n, m); singular values <= rcond * max cut
+pinv_p.def_impl(lambda a, rcond: np.linalg.pinv(a, rcond=rcond))
+pinv_p.def_abstract_eval(lambda a, rcond: ShapedArray(
+    a.shape[:-2] + (a.shape[-1], a.shape[-2]), float_dtype(a.dtype)))
+def _pinv_jvp(primals, tangents, rcond):
+    (a,), (ta,) = primals, tangents
+    p = pinv(a, rcond)
+    if type(ta) is Zero:
+        return p, Zero.like(p)
+    m, n = shape_of(a)[-2:]
+    ph, tah = mH(p), mH(ta)
+    left = lax.sub(np.eye(m, dtype=dtype_of(p)), mm(a, p))    # I - a p (m, m)
+    right = lax.sub(np.eye(n, dtype=dtype_of(p)), mm(p, a))   # I - p a (n, n)
+    dp = lax.neg(mm(mm(p, ta), p))
+    dp = lax.add(dp, mm(mm(p, ph), mm(tah, left)))
+    dp = lax.add(dp, mm(right, mm(tah, mm(ph, p))))
+    return p, dp
+pinv_p.jvp = _pinv_jvp
+pinv_p.batch = _front(pinv_p)
+def pinv(a, rcond=1e-15): return pinv_p.bind(a, rcond=float(rcond))
+
+
+__all__ = ["eigh", "eigvalsh", "qr", "svd", "expm", "expm_frechet", "pinv"]

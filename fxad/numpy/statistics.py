@@ -1,0 +1,199 @@
+"""Order statistics, NaN-ignoring reductions and covariances, composed from primitives (so
+every transformation handles them). Quantiles are gathers from a sort: the derivative flows
+to the one or two order statistics each quantile interpolates between."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ..core import Tracer
+from ..errors import FxadTypeError, FxadValueError
+from ..rules.helpers import dtype_of, shape_of
+from . import reductions as red
+from .manipulation import diagonal, moveaxis, reshape, sort
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _concrete_q(q, name):
+    if isinstance(q, Tracer):
+        raise FxadTypeError(f"{name}: q must be a concrete number or array (fxad "
+                            "differentiates with respect to the data, not the levels)")
+    q = np.asarray(q, dtype=np.float64)
+    if np.any((q < 0) | (q > 1)) or np.any(np.isnan(q)):
+        raise FxadValueError(f"{name}: quantiles must be in [0, 1] (percentiles in [0, 100])")
+    return q
+
+
+def _to_last(a, axis):
+    """`a` with the reduced axes merged into one last axis, and the kept shape."""
+    nd = len(shape_of(a))
+    axes = red.normalize_axes(axis, nd)
+    kept = [i for i in range(nd) if i not in axes]
+    a = moveaxis(a, axes, tuple(range(nd - len(axes), nd))) if axes else a
+    s = shape_of(a)
+    kept_shape = tuple(s[:len(kept)])
+    return reshape(a, kept_shape + (int(np.prod(s[len(kept):], dtype=np.int64)),)), axes
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    """np.quantile (methods linear, lower, higher, nearest, midpoint); NaN where a slice has
+    a NaN, as in NumPy. The result's leading axes are q's."""
+    if out is not None:
+        raise FxadTypeError("quantile: out= is not supported on traced values")
+    if method not in _METHODS:
+        raise FxadValueError(f"quantile: method {method!r} is not supported; use one of "
+                             f"{', '.join(_METHODS)}")
+    q = _concrete_q(q, "quantile")
+    x, axes = _to_last(a, axis)
+    if dtype_of(x).kind not in "fc":
+        x = lax.convert_element_type(x, np.float64)
+    n = shape_of(x)[-1]
+    if n == 0:
+        raise FxadValueError("quantile of an empty slice")
+    s = sort(x, axis=-1)
+    pos = q.ravel() * (n - 1)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, n - 1)
+    frac = pos - lo
+    if method == "lower":
+        hi, frac = lo, np.zeros_like(frac)
+    elif method == "higher":
+        lo = hi = np.ceil(pos).astype(np.int64)
+        frac = np.zeros_like(frac)
+    elif method == "nearest":  # NumPy rounds half to even
+        lo = hi = np.round(pos).astype(np.int64)
+        frac = np.zeros_like(frac)
+    elif method == "midpoint":
+        frac = np.where(hi > lo, 0.5, 0.0)
+    below, above = s[..., lo], s[..., hi]
+    frac = frac.astype(dtype_of(s))
+    # lerp from the nearer end, as NumPy does, so a quantile at an order statistic is exact
+    val = lax.select(frac < 0.5, lax.add(below, lax.mul(lax.sub(above, below), frac)),
+                     lax.sub(above, lax.mul(lax.sub(above, below), 1 - frac)))
+    has_nan = red.max(lax.isnan(x), axis=-1, keepdims=True)
+    val = lax.select(has_nan, np.nan, val)  # a constant: no NaN tangent to leak
+    kept = shape_of(val)[:-1]
+    if keepdims:
+        kept = tuple(1 if i in axes else d for i, d in enumerate(shape_of(a)))
+    return reshape(moveaxis(val, -1, 0), q.shape + tuple(kept))
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    if isinstance(q, Tracer):
+        _concrete_q(q, "percentile")
+    return quantile(a, np.asarray(q, dtype=np.float64) / 100, axis, out, overwrite_input,
+                    method, keepdims)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return quantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+
+
+def ptp(a, axis=None, keepdims=False):
+    return lax.sub(red.max(a, axis, keepdims), red.min(a, axis, keepdims))
+
+
+# --- NaN-ignoring reductions (the NaNs get the operation's identity) --------------------------
+
+def _all_nan(a, axis, keepdims):
+    return red.min(lax.isnan(a), axis, keepdims)
+
+
+def nanmax(a, axis=None, keepdims=False):
+    """max ignoring NaNs; NaN for an all-NaN slice (NumPy warns there)."""
+    m = red.max(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
+    return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
+
+
+def nanmin(a, axis=None, keepdims=False):
+    m = red.min(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
+    return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
+
+
+def nanprod(a, axis=None, dtype=None, keepdims=False):
+    return red.prod(lax.select(lax.isnan(a), 1.0, a), axis, dtype, keepdims)
+
+
+def _nancount(a, axis, keepdims, dtype):
+    ok = lax.convert_element_type(lax.logical_not(lax.isnan(a)), dtype)
+    return red.sum(ok, axis, keepdims=keepdims)
+
+
+def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    mean = red.nanmean(a, axis, dtype, keepdims=True)
+    d = lax.select(lax.isnan(a), 0.0, lax.sub(a, mean))
+    sq = lax.mul(d, lax.conj(d)) if dtype_of(d).kind == "c" else lax.mul(d, d)
+    total = red.sum(lax.real(sq), axis, keepdims=keepdims)
+    return lax.div(total, lax.sub(_nancount(a, axis, keepdims, dtype_of(total)), ddof))
+
+
+def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    return lax.sqrt(nanvar(a, axis, dtype, ddof, keepdims))
+
+
+def nanargmax(a, axis=None, keepdims=False):
+    return red.argmax(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
+
+
+def nanargmin(a, axis=None, keepdims=False):
+    return red.argmin(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
+
+
+# --- covariance --------------------------------------------------------------------------------
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        *, dtype=None):
+    """np.cov: variables in rows (rowvar=True) or columns; optional frequency and analytic
+    weights, which are treated as constants if traced only through their values."""
+    from .manipulation import atleast_2d, concatenate
+    from .products import matmul
+    x = atleast_2d(m)
+    if not rowvar and shape_of(x)[0] != 1:
+        x = lax.transpose(x, (1, 0))
+    if y is not None:
+        yy = atleast_2d(y)
+        if not rowvar and shape_of(yy)[0] != 1:
+            yy = lax.transpose(yy, (1, 0))
+        x = concatenate([x, yy], 0)
+    if dtype is not None:
+        x = lax.convert_element_type(x, dtype)
+    elif dtype_of(x).kind not in "fc":
+        x = lax.convert_element_type(x, np.float64)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    n = shape_of(x)[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else lax.mul(w, aweights)
+    if w is None:
+        avg = red.mean(x, axis=1, keepdims=True)
+        fact = n - ddof
+        xc = lax.sub(x, avg)
+        xw = xc
+    else:
+        wsum = red.sum(w)
+        avg = lax.div(red.sum(lax.mul(x, w), axis=1, keepdims=True), wsum)
+        fact = wsum - ddof if aweights is None else lax.sub(
+            wsum, lax.div(lax.mul(ddof, red.sum(lax.mul(w, aweights))), wsum))
+        xc = lax.sub(x, avg)
+        xw = lax.mul(xc, w)
+    c = lax.div(matmul(xw, lax.conj(lax.transpose(xc, (1, 0)))), fact)
+    return reshape(c, ()) if shape_of(c) == (1, 1) else c
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """Pearson correlations: cov / sqrt(outer(var, var)), clipped to [-1, 1] as NumPy does."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if len(shape_of(c)) == 0:
+        return lax.div(c, c)
+    sd = lax.sqrt(lax.real(diagonal(c)))
+    c = lax.div(lax.div(c, lax.reshape(sd, (shape_of(sd)[0], 1))), sd)
+    if dtype_of(c).kind == "c":
+        return c
+    # select, not min/max: at exactly ±1 the derivative passes through whole, not halved
+    return lax.select(lax.gt(c, 1.0), 1.0, lax.select(lax.lt(c, -1.0), -1.0, c))
