@@ -292,6 +292,8 @@ OPS = [
     Op("cumsum_1", lambda x: lax.cumsum(x, 1), [T3]),
     Op("cumprod_0", lambda x: lax.cumprod(x, 0), [M]),
     Op("argsort_last", lambda x: lax.argsort(x, 1), [M]),
+    Op("searchsorted", lambda a, v: lax.searchsorted(fnp.sort(a), v), [V, M]),
+    Op("searchsorted_right", lambda a, v: lax.searchsorted(fnp.sort(a), v, "right"), [V, M]),
     Op("fnp_cumsum_flat", fnp.cumsum, [M]),
     Op("fnp_sort", lambda x: fnp.sort(x, 0), [M]),
     Op("flip_none", fnp.flip, [T3]),

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
-from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 from . import reductions as red
+from .creation import asarray
 from .manipulation import concatenate, flip, ndim, ravel, reshape, take
 
 
@@ -32,8 +32,9 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
             extra = lax.broadcast_to(extra, tuple(s))
         parts.append(extra)
     a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis)
+    op = lax.ne if dtype_of(a) == np.bool_ else lax.sub  # NumPy: booleans differ or not
     for _ in range(n):
-        a = lax.sub(a[_along(axis, nd, slice(1, None))], a[_along(axis, nd, slice(None, -1))])
+        a = op(a[_along(axis, nd, slice(1, None))], a[_along(axis, nd, slice(None, -1))])
     return a
 
 
@@ -83,7 +84,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
                                            lax.mul(at(slice(-2, -1)), -2.0)),
                                    lax.mul(at(slice(-1, None)), 1.5)), h)
         outs.append(concatenate([first, mid, last], ax))
-    return outs[0] if len(outs) == 1 else outs
+    return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
@@ -102,6 +103,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 def polyval(p, x):
     """Horner's rule, highest power first (p may be a list of coefficients)."""
+    x = asarray(x)
     if isinstance(p, (list, tuple)):
         coeffs = list(p)
     else:
@@ -146,8 +148,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
-    """Piecewise-linear interpolation (xp increasing). Differentiable in x, xp and fp; the
-    segment of each x is found by counting the xp below it (no sorted search primitive)."""
+    """Piecewise-linear interpolation (xp increasing), differentiable in x, xp and fp."""
     if period is not None:
         raise FxadTypeError("interp: period= is not supported on traced values")
     if ndim(xp) != 1 or ndim(fp) != 1 or shape_of(xp)[0] != shape_of(fp)[0]:
@@ -155,6 +156,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     m = shape_of(xp)[0]
     if m == 0:
         raise FxadValueError("interp: xp and fp must not be empty")
+    x, xp, fp = asarray(x), asarray(xp), asarray(fp)
     wide = np.result_type(dtype_of(x), dtype_of(xp), np.float64)
     x = lax.convert_element_type(x, wide)
     if m == 1:
@@ -173,19 +175,15 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 
 def searchsorted(a, v, side="left", sorter=None):
-    """Insertion indices into sorted 1-d `a`: the count of elements below each v (a compare
-    per pair, so it works under every transformation; integer output, no derivative)."""
+    """Insertion indices into sorted 1-d `a` (NumPy's own search; integer output, no
+    derivative)."""
     if side not in ("left", "right"):
         raise FxadValueError(f"side must be 'left' or 'right', not {side!r}")
     if ndim(a) != 1:
         raise FxadValueError("searchsorted: a must be 1-d")
     if sorter is not None:
         a = take(a, sorter)
-    if not isinstance(v, Tracer):
-        v = np.asarray(v)
-    vv = reshape(v, tuple(shape_of(v)) + (1,))
-    below = lax.lt(a, vv) if side == "left" else lax.le(a, vv)
-    return red.sum(lax.convert_element_type(below, np.int64), axis=-1)
+    return lax.searchsorted(a, v, side)
 
 
 def _conv_full(a, v):

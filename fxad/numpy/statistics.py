@@ -46,6 +46,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         raise FxadValueError(f"quantile: method {method!r} is not supported; use one of "
                              f"{', '.join(_METHODS)}")
     q = _concrete_q(q, "quantile")
+    if dtype_of(a).kind == "c":
+        raise FxadTypeError("quantile: a must be an array of real numbers")
     x, axes = _to_last(a, axis)
     if dtype_of(x).kind not in "fc":
         x = lax.convert_element_type(x, np.float64)

@@ -1,10 +1,11 @@
-"""Cumulative reductions along one axis, and sorting (argsort: integer, no derivative)."""
+"""Cumulative reductions along one axis, and sorting (argsort, searchsorted: integer, no
+derivative)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..core import Primitive, ShapedArray
-from ..interpreters.batching import defbatch_unary_axes
+from ..interpreters.batching import bdim_to_front, defbatch_unary_axes
 from ..interpreters.jvp import Zero, jvp_flat
 from .helpers import defjvp_zero, deflinear, dtype_of, norm_axes, probe_dtype, shape_of
 from .. import lax
@@ -60,3 +61,26 @@ argsort_p.def_abstract_eval(lambda x, axis: ShapedArray(x.shape, np.intp))
 defjvp_zero(argsort_p)
 defbatch_unary_axes(argsort_p, "axis")
 def argsort(x, axis): return argsort_p.bind(x, axis=norm_axes(x, (axis,), 'argsort')[0])
+
+
+# Insertion indices of v into sorted 1-d a (integer, no derivative). Batched v is one call;
+# a batched a (a different sorted sequence per example) counts the elements below each v.
+searchsorted_p = Primitive("searchsorted")
+searchsorted_p.def_impl(lambda a, v, side: np.searchsorted(a, v, side=side))
+searchsorted_p.def_abstract_eval(lambda a, v, side: ShapedArray(v.shape, np.intp))
+defjvp_zero(searchsorted_p)
+def _searchsorted_batch(vals, dims, side):
+    (a, v), (da, dv) = vals, dims
+    if da is None:
+        return searchsorted(a, v, side), dv
+    a, v = bdim_to_front(a, da), bdim_to_front(v, dv) if dv is not None else v
+    nb = shape_of(a)[0]
+    if dv is None:
+        v = lax.broadcast_to(v, (nb,) + tuple(shape_of(v)))
+    vv = lax.reshape(v, tuple(shape_of(v)) + (1,))                  # (b, ..., 1)
+    aa = lax.reshape(a, (nb,) + (1,) * (len(shape_of(v)) - 1) + (shape_of(a)[1],))
+    below = lax.lt(aa, vv) if side == "left" else lax.le(aa, vv)
+    count = lax.reduce_sum(lax.convert_element_type(below, np.intp), (len(shape_of(v)),), False)
+    return count, 0
+searchsorted_p.batch = _searchsorted_batch
+def searchsorted(a, v, side="left"): return searchsorted_p.bind(a, v, side=side)
