@@ -10,8 +10,7 @@ from fxad.errors import ConcretizationError, FxadTypeError
 X = np.arange(18.0).reshape(2, 3, 3)
 
 
-@pytest.mark.parametrize("fn", [np.linalg.trace, np.linalg.diagonal, np.emath.sqrt,
-                                np.linalg.matrix_transpose, np.fft.hfft],
+@pytest.mark.parametrize("fn", [np.linalg.trace, np.linalg.diagonal, np.emath.sqrt, np.fft.hfft],
                          ids=lambda f: f"{f.__module__}.{f.__name__}")
 def test_same_name_other_module_is_refused_not_confused(fn):
     with pytest.raises(FxadTypeError, match=f"{fn.__module__}.{fn.__name__}"):
@@ -47,7 +46,7 @@ def test_copy_is_the_value_and_item_tolist_refuse_like_float():
 @pytest.mark.parametrize("call,kw", [(lambda x: np.sum(x, out=None), "out="),
                                      (lambda x: np.sort(x, kind="stable"), "kind="),
                                      (lambda x: np.std(x, correction=1), "correction="),
-                                     (lambda x: np.clip(x, min=0, max=1), "min=, max=")])
+                                     (lambda x: np.var(x, mean=0.0), "mean=")])
 def test_numpy_options_fxad_lacks_are_named(call, kw):
     with pytest.raises(FxadTypeError, match=f"does not support {kw}"):
         fxad.grad(lambda x: np.sum(call(x)))(np.ones(3))

@@ -144,6 +144,7 @@ OPS = [
     Op("sign", fnp.sign, [M], "tie"),
     Op("floor", fnp.floor, [M]),
     Op("trunc", fnp.trunc, [M]),
+    Op("cbrt", fnp.cbrt, [M]),
     Op("signbit", fnp.signbit, [M]),
     Op("ceil", fnp.ceil, [M]),
     Op("round", fnp.round, [M]),

@@ -10,20 +10,21 @@ from .reductions import (  # noqa: F401
     all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumsum, max, mean,
     min, nanmean, nansum, prod, std, sum, var)
 from .statistics import (  # noqa: F401
-    corrcoef, cov, median, nanargmax, nanargmin, nanmax, nanmin, nanprod, nanstd, nanvar,
-    percentile, ptp, quantile)
+    corrcoef, cov, median, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmedian,
+    nanmin, nanpercentile, nanprod, nanquantile, nanstd, nanvar, percentile, ptp, quantile)
 from .series import (  # noqa: F401
-    allclose, array_equal, convolve, correlate, diff, ediff1d, gradient, interp, isclose,
-    polyfit, polyval, searchsorted, trapezoid, vander)
+    allclose, array_equal, bincount, convolve, correlate, diff, digitize, ediff1d, gradient,
+    interp, isclose, polyfit, polyval, searchsorted, trapezoid, vander)
 from .manipulation import (  # noqa: F401
-    append, argsort, argwhere, array_split, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays,
+    append, argpartition, argsort, argwhere, array_split, block, choose, diagflat,
+    matrix_transpose, partition, select, unstack, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays,
     broadcast_to, column_stack, concatenate, delete, diag, diagonal, dstack, expand_dims, flip,
     flatnonzero, fliplr, flipud, hstack, insert, meshgrid, moveaxis, ndim, nonzero, pad, ravel,
     repeat, reshape, roll, rot90, shape, size, sort, split, squeeze, stack, swapaxes, take,
     take_along_axis, tile, trace, transpose, tril, triu, unique, vstack)
 from .products import cross, dot, einsum, inner, kron, matmul, outer, tensordot, vdot  # noqa: F401
 from .creation import (  # noqa: F401
-    arange, array, asarray, copy, empty, empty_like, eye, full, full_like, identity, linspace,
-    ones, ones_like, result_type, zeros, zeros_like)
+    arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, geomspace,
+    identity, linspace, logspace, ones, ones_like, result_type, zeros, zeros_like)
 from . import methods as _methods  # noqa: F401  (operators and NumPy protocols on Tracer)
 from . import fft, linalg  # noqa: F401

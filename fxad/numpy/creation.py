@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import lax
 from ..core import Tracer
+from ..errors import FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 
 zeros, ones, empty, eye, identity = np.zeros, np.ones, np.empty, np.eye, np.identity
@@ -55,6 +56,34 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     steps = np.arange(num, dtype=np.float64) / max(div, 1)
     out = lax.add(start, lax.mul(lax.sub(stop, start), steps))
     return out if dtype is None else lax.convert_element_type(out, dtype)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    if axis != 0:
+        raise FxadValueError("fxad's logspace supports axis=0 only")
+    out = lax.pow(base, linspace(start, stop, num, endpoint))
+    return out if dtype is None else lax.convert_element_type(out, dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Geometric steps between same-signed real endpoints, exact at both ends."""
+    if axis != 0:
+        raise FxadValueError("fxad's geomspace supports axis=0 only")
+    sign = lax.sign(start)
+    lo, hi = lax.log(lax.abs(start)), lax.log(lax.abs(stop))
+    out = lax.mul(sign, lax.exp(linspace(lo, hi, num, endpoint)))
+    ends = np.zeros(num, bool)
+    ends[0] = True
+    out = lax.select(ends, lax.broadcast_to(start, (num,)), out)
+    if endpoint and num > 1:
+        last = np.zeros(num, bool)
+        last[-1] = True
+        out = lax.select(last, lax.broadcast_to(stop, (num,)), out)
+    return out if dtype is None else lax.convert_element_type(out, dtype)
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    return lax.convert_element_type(x, dtype) if isinstance(x, Tracer) else x.astype(dtype)
 
 
 def _has_tracer(obj):

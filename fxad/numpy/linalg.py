@@ -231,6 +231,23 @@ def norm(x, ord=None, axis=None, keepdims=False):
     raise FxadValueError("Improper number of dimensions to norm.")
 
 
+def outer(x1, x2, /):
+    from .products import outer as _outer
+    if len(shape_of(x1)) != 1 or len(shape_of(x2)) != 1:
+        raise FxadValueError("linalg.outer takes 1-d vectors")
+    return _outer(x1, x2)
+
+
+def matrix_transpose(x, /):
+    from .manipulation import swapaxes
+    return swapaxes(x, -1, -2)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    from .ufuncs import vecdot as _vecdot
+    return _vecdot(x1, x2, axis)
+
+
 # --- composed from the above --------------------------------------------------------------
 
 def pinv(a, rcond=None, hermitian=False, *, rtol=None):
@@ -359,4 +376,4 @@ def multi_dot(arrays, *, out=None):
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "qr", "svd",
            "svdvals", "norm", "pinv", "lstsq", "matrix_rank", "cond", "matrix_power",
-           "multi_dot"]
+           "multi_dot", "outer", "matrix_transpose", "vecdot"]

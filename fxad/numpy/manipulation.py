@@ -330,6 +330,67 @@ def rot90(m, k=1, axes=(0, 1)):
     return lax.flip(m, (a0,)) if k == 1 else lax.flip(m, (a1,))
 
 
+def matrix_transpose(x, /):
+    return swapaxes(x, -1, -2)
+
+
+def unstack(x, /, *, axis=0):
+    return tuple(lax.reshape(t, tuple(d for i, d in enumerate(shape(t)) if i != axis % ndim(x)))
+                 for t in split(x, shape(x)[axis], axis))
+
+
+def block(arrays):
+    """Nested lists of blocks: the innermost lists join along the last axis, the next ones
+    along the axis before, ...; blocks are first given the result's rank (as in NumPy)."""
+    def depth(a):
+        return 1 + depth(a[0]) if isinstance(a, list) else 0
+
+    def rank(a):
+        return max(rank(x) for x in a) if isinstance(a, list) else ndim(a)
+    d = depth(arrays)
+    nd = max(d, rank(arrays))
+
+    def join(a, level):
+        if not isinstance(a, list):
+            return lax.reshape(a, (1,) * (nd - ndim(a)) + shape(a)) if ndim(a) < nd else a
+        return concatenate([join(x, level + 1) for x in a], axis=-(d - level))
+    return join(arrays, 0)
+
+
+def diagflat(v, k=0):
+    return diag(ravel(v), k)
+
+
+def choose(a, choices, mode="raise"):
+    """choices[a] elementwise (a concrete or traced integer array; mode='raise' only)."""
+    if mode != "raise":
+        raise FxadValueError("fxad's choose supports mode='raise' only")
+    out = choices[-1]
+    for i in range(len(choices) - 2, -1, -1):
+        out = lax.select(lax.eq(a, i), choices[i], out)
+    return out
+
+
+def select(condlist, choicelist, default=0):
+    """The first choice whose condition holds, elementwise; `default` where none does."""
+    if len(condlist) != len(choicelist):
+        raise FxadValueError("list of cases must be same length as list of conditions")
+    out = default
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        out = lax.select(cond, choice, out)
+    return out
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """A sorted array is a valid partition for every kth (NumPy leaves the order within the
+    parts unspecified; fxad's is sorted)."""
+    return sort(a, axis)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    return argsort(a, axis)
+
+
 def broadcast_arrays(*args):
     out = tuple(np.broadcast_shapes(*(shape(a) for a in args)))
     return tuple(broadcast_to(a, out) for a in args)

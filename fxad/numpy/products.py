@@ -143,8 +143,9 @@ def _einsum_pair(a, ai, b, bi, keep):
     return out, idx
 
 
-def einsum(subscripts, *operands):
-    """Einstein summation, contracted pairwise left to right with dot_general."""
+def einsum(subscripts, *operands, optimize=False):
+    """Einstein summation, contracted pairwise left to right with dot_general (optimize= is
+    accepted and changes nothing)."""
     ins, out = _parse_einsum(subscripts, operands)
     pairs = [_take_diagonals(x, s) for x, s in zip(operands, ins)]
     ins = [s for _, s in pairs]

@@ -186,6 +186,28 @@ def searchsorted(a, v, side="left", sorter=None):
     return lax.searchsorted(a, v, side)
 
 
+def digitize(x, bins, right=False):
+    """The bin of each x for increasing bins (searchsorted on the other side, as NumPy)."""
+    return lax.searchsorted(bins, x, "left" if right else "right")
+
+
+def bincount(x, weights=None, minlength=0):
+    """Counts (or weight sums) per non-negative integer in x; differentiable in the weights.
+    x must be concrete: the output length is max(x) + 1."""
+    from ..core import Tracer
+    from ..rules.indexing import parse_index, scatter_add
+    if isinstance(x, Tracer):
+        x = x.concrete_value("bincount (its output length depends on the values)")
+    x = np.asarray(x)
+    if weights is None:
+        return np.bincount(x, minlength=minlength)
+    n = max(int(x.max()) + 1 if x.size else 0, minlength)
+    w = asarray(weights)
+    wide = np.result_type(dtype_of(w), np.float64)
+    spec, arrays = parse_index((x,))
+    return scatter_add(np.zeros(n, wide), arrays, lax.convert_element_type(w, wide), spec)
+
+
 def _conv_full(a, v):
     """Full discrete convolution of 1-d a and v as a gather of sliding windows of the zero-padded
     longer sequence, times the reversed shorter one: O(len * shorter) memory."""

@@ -136,6 +136,61 @@ def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return lax.sqrt(nanvar(a, axis, dtype, ddof, keepdims))
 
 
+def nancumsum(a, axis=None, dtype=None):
+    return red.cumsum(lax.select(lax.isnan(a), 0.0, a), axis, dtype)
+
+
+def nancumprod(a, axis=None, dtype=None):
+    return red.cumprod(lax.select(lax.isnan(a), 1.0, a), axis, dtype)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    """quantile of the non-NaN values of each slice (NaN for an all-NaN slice). NaNs sort
+    last, so each slice's order statistics are its first `count` sorted values; the
+    positions depend on the count, a traced integer, so this stages under jit and vmap."""
+    if out is not None:
+        raise FxadTypeError("nanquantile: out= is not supported on traced values")
+    if method != "linear":
+        raise FxadValueError("fxad's nanquantile supports method='linear' only")
+    q = _concrete_q(q, "nanquantile")
+    if dtype_of(a).kind == "c":
+        raise FxadTypeError("nanquantile: a must be an array of real numbers")
+    x, axes = _to_last(a, axis)
+    if dtype_of(x).kind not in "fc":
+        x = lax.convert_element_type(x, np.float64)
+    from .manipulation import take_along_axis
+    s = sort(x, axis=-1)
+    count = red.sum(lax.convert_element_type(lax.logical_not(lax.isnan(x)), dtype_of(x)),
+                    axis=-1, keepdims=True)                        # (..., 1)
+    last = lax.max(lax.sub(count, 1.0), 0.0)
+    pos = lax.mul(last, q.ravel().astype(dtype_of(x)))                # (..., k)
+    lo = lax.floor(pos)
+    frac = lax.stop_gradient(lax.sub(pos, lo))
+    ilo = lax.convert_element_type(lo, np.intp)
+    ihi = lax.convert_element_type(lax.min(lax.add(lo, 1.0), last), np.intp)
+    below, above = take_along_axis(s, ilo, -1), take_along_axis(s, ihi, -1)
+    val = lax.select(lax.lt(frac, 0.5), lax.add(below, lax.mul(lax.sub(above, below), frac)),
+                     lax.sub(above, lax.mul(lax.sub(above, below), lax.sub(1.0, frac))))
+    val = lax.select(lax.eq(count, 0.0), np.nan, val)
+    kept = shape_of(val)[:-1]
+    if keepdims:
+        kept = tuple(1 if i in axes else d for i, d in enumerate(shape_of(a)))
+    return reshape(moveaxis(val, -1, 0), q.shape + tuple(kept))
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    if isinstance(q, Tracer):
+        _concrete_q(q, "nanpercentile")
+    return nanquantile(a, np.asarray(q, dtype=np.float64) / 100, axis, out, overwrite_input,
+                       method, keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return nanquantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+
+
 def nanargmax(a, axis=None, keepdims=False):
     return red.argmax(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
 

@@ -21,7 +21,7 @@ maximum, minimum = lax.max, lax.min
 equal, not_equal, less, less_equal, greater, greater_equal = (
     lax.eq, lax.ne, lax.lt, lax.le, lax.gt, lax.ge)
 logical_and, logical_or, logical_not = lax.logical_and, lax.logical_or, lax.logical_not
-isfinite, isnan = lax.isfinite, lax.isnan
+isfinite, isnan, cbrt = lax.isfinite, lax.isnan, lax.cbrt
 trunc, fix, fmod, signbit = lax.trunc, lax.trunc, lax.fmod, lax.signbit
 asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2
 
@@ -89,7 +89,9 @@ def where(condition, x=None, y=None):
     return lax.select(condition, x, y)
 
 
-def clip(a, a_min=None, a_max=None):
+def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002  (NumPy 2 names)
+    a_min = min if a_min is None else a_min
+    a_max = max if a_max is None else a_max
     if a_min is not None:
         a = lax.max(a, a_min)
     if a_max is not None:
@@ -214,6 +216,33 @@ def divmod(x1, x2):  # noqa: A001  (NumPy's name)
 
 def positive(x):
     return x
+
+
+def ldexp(x1, x2):
+    """x1 · 2**x2 (x2 integer)."""
+    return lax.mul(x1, lax.pow(2.0, lax.convert_element_type(x2, np.float64)))
+
+
+def modf(x):
+    """(fractional part, integral part), both with x's sign."""
+    whole = lax.trunc(x)
+    return lax.sub(x, whole), whole
+
+
+def vecdot(x1, x2, axis=-1):
+    """sum(conj(x1) * x2) over `axis` (broadcasting the others)."""
+    from .reductions import sum
+    return sum(lax.mul(lax.conj(x1), x2), axis=axis)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Membership (no derivative): element compared with every test element."""
+    from .manipulation import ravel
+    from .reductions import any
+    from ..rules.helpers import shape_of
+    tests = ravel(test_elements)
+    hit = any(lax.eq(lax.reshape(element, tuple(shape_of(element)) + (1,)), tests), axis=-1)
+    return lax.logical_not(hit) if invert else hit
 
 
 # --- complex numbers --------------------------------------------------------------------------

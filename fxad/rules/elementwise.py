@@ -199,6 +199,11 @@ defjvp_with_output(sqrt_p, lambda t, ans, x: div(t, mul(2.0, ans)))
 def sqrt(x): return sqrt_p.bind(x)
 
 
+cbrt_p = elementwise("cbrt", np.cbrt)  # real cube root (negative for negative x)
+defjvp_with_output(cbrt_p, lambda t, ans, x: div(t, mul(mul(ans, ans), 3.0)))
+def cbrt(x): return cbrt_p.bind(x)
+
+
 rsqrt_p = elementwise("rsqrt", lambda x: 1.0 / np.sqrt(x))
 defjvp_with_output(rsqrt_p, lambda t, ans, x: mul(t, mul(-0.5, div(ans, x))))
 def rsqrt(x): return rsqrt_p.bind(x)

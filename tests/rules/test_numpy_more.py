@@ -111,6 +111,29 @@ VALUES = [
                            m.fft.irfft2(x, s=(4, 6), norm="forward"), m.fft.irfftn(x),
                            m.fft.fftshift(x), m.fft.ifftshift(x, axes=1)],
      [(M,), (M + 1j,)], [{}]),
+    ("nan-quantiles", lambda m, x, **k: [m.nanquantile(x, [0.2, 0.7], **k),
+                                         m.nanmedian(x, **k), m.nanpercentile(x, 35.0, **k)],
+     [(NANS,), (np.where(M > 0.5, np.nan, M),)], [{}, {"axis": 1}, {"axis": 0, "keepdims": True}]),
+    ("nan-quantiles-all-nan", lambda m, x: m.nanmedian(x, axis=1),
+     [(np.array([[np.nan, np.nan], [1.0, np.nan]]),)], [{}]),
+    ("nancumsum", lambda m, x: [m.nancumsum(x, 1), m.nancumprod(x)], [(NANS,)], [{}]),
+    ("structure", lambda m, x: [m.block([[x, x[:, :2]], [x[:1], x[:1, :2]]]), m.diagflat(x[0], 1),
+                                m.matrix_transpose(M), m.unstack(x, axis=1),
+                                m.select([x > 0.5, x < -0.5], [x, x ** 2], -1.0),
+                                m.choose(np.array([[0, 1, 2, 1, 0]] * 4), [x, 2 * x, x ** 2]),
+                                m.partition(x, 2), m.argpartition(V7, 3)[3:4],
+                                m.linalg.outer(x[0], x[1]), m.linalg.matrix_transpose(M),
+                                m.linalg.vecdot(x, x)], [(M[0],)], [{}]),
+    ("spaces", lambda m, x, y: [m.logspace(x, y, 5), m.geomspace(x, y + 3, 4), m.astype(V7, np.float32)],
+     [(np.float64(0.5), np.float64(2.0))], [{}]),
+    ("binning", lambda m, x: [m.digitize(x, [-1.0, 0.0, 0.5]), m.digitize(x, [-1.0, 0.0], right=True),
+                              m.bincount(np.array([0, 2, 2, 5, 1, 0, 3]), weights=x),
+                              m.bincount(np.array([1, 1]), minlength=4),
+                              m.isin(x, [V7[2], V7[5]]), m.isin(x, V7[:2], invert=True)],
+     [(V7,)], [{}]),
+    ("ufuncs-more", lambda m, x: [m.cbrt(x), m.ldexp(x, 3), m.modf(x)[0], m.modf(x)[1],
+                                  m.vecdot(M, M[0]), m.clip(x, min=-0.5, max=0.5),
+                                  m.einsum("i,i->", x, x, optimize=True)], [(V7,)], [{}]),
     ("reductions-where", lambda m, x: [
         m.sum(x, 1, where=x > 0), m.prod(x, where=x > 0, initial=2.0),
         m.max(x, 0, initial=1.5), m.min(x, 1, where=x < 0, initial=0.0),
@@ -193,6 +216,19 @@ TABLE = [
     ("rfftn", lambda x: fnp.abs(fnp.fft.rfftn(x, s=(3, 5), norm="forward")) ** 2, [(2, 4)]),
     ("irfft2", lambda x: fnp.fft.irfft2(fnp.fft.fft2(x) * (1 + 1j), s=(3, 4))
      * fnp.fft.fftshift(x), [(3, 4)]),
+    ("nanquantile", lambda x: fnp.nanquantile(fnp.where(MASK, np.nan, x), [0.3, 0.8], axis=1)
+     + fnp.nanmedian(fnp.where(MASK, np.nan, x)), [(2, 3)]),
+    ("nancumsum", lambda x: fnp.nancumsum(fnp.where(MASK, np.nan, x), axis=1)
+     * fnp.nancumprod(fnp.where(MASK, np.nan, x)).reshape(2, 3), [(2, 3)]),
+    ("block-select-choose", lambda x: fnp.block([[x, x[:, :1]], [x[:1], x[:1, :1] ** 2]])[:2, :3]
+     * fnp.select([x > 0.505, x < -0.505], [x, x ** 2], 0.5)
+     * fnp.choose(MASK.astype(int), [x, fnp.sin(x)]), [(2, 3)]),
+    ("spaces", lambda a, b: fnp.logspace(a[0], b[0], 4) * fnp.geomspace(a[0] + 3.0, b[0] + 3.0, 4),
+     [(1,), (1,)]),
+    ("bincount-cbrt", lambda w: fnp.bincount(np.array([0, 2, 2, 1]), weights=w ** 2)
+     * fnp.cbrt(w + 3.0)[:3], [(4,)]),
+    ("vecdot-ldexp-modf", lambda x, y: fnp.vecdot(x, y)[:, None] * fnp.ldexp(x, 2)
+     + fnp.modf(x + 0.005)[0], [(2, 3), (3,)]),
     ("reductions-where", lambda x: fnp.sum(x, 1, where=MASK) + fnp.prod(x, where=MASK, initial=2.0)
      + fnp.max(x, 0, initial=0.505).sum() + fnp.mean(x, where=MASK), [(2, 3)]),
 ]
@@ -271,6 +307,11 @@ PLAIN = [
     ("predicates", lambda x: np.sum(x) * np.any(x > 0) * np.all(np.isfinite(x))
      + np.sum(np.where(np.isclose(x, 0.3), 0.0, x)) * np.count_nonzero(x > 0)),
     ("unique/searchsorted", lambda x: np.sum(np.unique(x) * np.searchsorted(np.sort(x), x))),
+    ("numpy2-names", lambda x: np.vecdot(x, x) + np.linalg.vecdot(x, x[::-1])
+     + np.sum(np.matrix_transpose(np.outer(x, x[::-1]))[0]) + np.sum(np.clip(x, min=0, max=1))
+     + np.sum(np.unstack(np.outer(x, x))[1]) + np.sum(np.astype(x, np.float64) ** 3)),
+    ("nanmedian-select", lambda x: np.nanmedian(np.where(x > 1.5, np.nan, x))
+     + np.sum(np.select([x > 0, x < -1], [x, x ** 2], 0.5)) + np.sum(np.cbrt(x + 3))),
     ("ufunc-methods", lambda x: np.add.reduce(x) * np.multiply.accumulate(x)[-1]
      + np.maximum.reduce(x) + np.sum(np.add.accumulate(x) ** 2)),
     ("fft", lambda x: np.sum(np.abs(np.fft.fft(x)) ** 2) + np.sum(np.fft.irfft(np.fft.rfft(x) * 1j))
