@@ -111,6 +111,20 @@ def eigvalsh(a, UPLO="L"):
     return _dec.eigvalsh(_matrices("eigvalsh", a, square=True), _lower(UPLO))
 
 
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+
+
+def eig(a):
+    """Eigenvalues and unit eigenvectors of a general square matrix, always complex (NumPy
+    returns real arrays when every eigenvalue is real); derivatives assume distinct
+    eigenvalues (notes/linalg.md)."""
+    return EigResult(*_dec.eig(_matrices("eig", a, square=True)))
+
+
+def eigvals(a):
+    return _dec.eig(_matrices("eigvals", a, square=True))[0]
+
+
 def qr(a, mode="reduced"):
     a = _matrices("qr", a)
     m, n = shape_of(a)[-2:]
@@ -376,4 +390,4 @@ def multi_dot(arrays, *, out=None):
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "qr", "svd",
            "svdvals", "norm", "pinv", "lstsq", "matrix_rank", "cond", "matrix_power",
-           "multi_dot", "outer", "matrix_transpose", "vecdot"]
+           "multi_dot", "outer", "matrix_transpose", "vecdot", "eig", "eigvals"]

@@ -13,13 +13,13 @@ import scipy.linalg
 
 from ..core import Primitive, ShapedArray
 from ..errors import FxadTypeError, FxadValueError
-from ..interpreters.batching import bdim_to_front
+from ..interpreters.batching import bdim_to_front, ndim_of
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from .helpers import ct_for, defjvp, dtype_of, shape_of
-from .linalg_solve import (batch_all, diag_part, float_dtype, mH, mm, mT, one_triangle_herm,
-                           one_triangle_sym, solve_triangular, square, square_aval, stacked,
-                           tri)
+from .linalg_solve import (batch_all, diag_part, float_dtype, lu_factor, lu_solve, mH, mm, mT,
+                           one_triangle_herm, one_triangle_sym, solve_triangular, square,
+                           square_aval, stacked, tri)
 from .. import lax
 
 
@@ -219,6 +219,45 @@ expm_frechet_p.batch = lambda vals, dims: batch_all(lambda *v: expm_frechet(*v),
 def expm_frechet(a, e): return expm_frechet_p.bind(a, e)
 
 
+# --- general (non-symmetric) eigendecomposition ------------------------------------------------
+
+# Always complex (NumPy returns real arrays when every eigenvalue is real, a dtype that
+# depends on the values). With M = V⁻¹ dA V: dw = diag(M), and dV = V (F ∘ M) (F as for
+# eigh, so diag(V⁻¹ dV) = 0), then moved within each eigenvector's gauge to LAPACK's
+# normalization: unit norm (minus v Re(vᴴ dv)) and the largest component real (minus
+# i Im(dv_k / v_k) v). So dV is the derivative of what NumPy returns, away from repeated
+# eigenvalues and from ties for the largest component.
+eig_p = Primitive("eig", multiple_results=True)  # -> (w (..., n), v (..., n, n)), complex
+eig_p.def_impl(lambda a: tuple(np.asarray(r, np.result_type(r, np.complex64))
+                               for r in np.linalg.eig(a)))
+def _eig_shape(a):
+    n = square("eig", a)
+    dt = np.result_type(float_dtype(a.dtype), np.complex64)
+    return [ShapedArray(a.shape[:-2] + (n,), dt), ShapedArray(a.shape, dt)]
+eig_p.def_abstract_eval(_eig_shape)
+def _eig_jvp(primals, tangents):
+    (a,), (ta,) = primals, tangents
+    w, v = eig(a)
+    if type(ta) is Zero:
+        return [w, v], [Zero.like(w), Zero.like(v)]
+    lu, piv = lu_factor(v, transposed=True)
+    m = lu_solve(v, lu, piv, mm(lax.convert_element_type(ta, dtype_of(v)), v), 0, lu_t=True)
+    dv = mm(v, lax.mul(_inv_gaps(w), m))
+    unit = lax.reduce_sum(lax.real(lax.mul(lax.conj(v), dv)), (ndim_of(v) - 2,), True)
+    dv = lax.sub(dv, lax.mul(v, unit))                                  # keep |v_j| = 1
+    n = shape_of(v)[-1]
+    k = lax.argmax(lax.abs(v), ndim_of(v) - 2, keepdims=True)          # (..., 1, n)
+    pick = lax.eq(np.arange(n).reshape(n, 1), k)                       # one-hot rows
+    vk = lax.reduce_sum(lax.select(pick, v, 0.0), (ndim_of(v) - 2,), True)
+    dvk = lax.reduce_sum(lax.select(pick, dv, 0.0), (ndim_of(v) - 2,), True)
+    turn = lax.imag(lax.div(dvk, vk))                                  # keep v_k real
+    dv = lax.sub(dv, lax.mul(v, lax.complex(lax.mul(turn, 0.0), turn)))
+    return [w, v], [diag_part(m), dv]
+eig_p.jvp = _eig_jvp
+eig_p.batch = _front(eig_p)
+def eig(a): return eig_p.bind(a)
+
+
 # --- Moore-Penrose pseudo-inverse -------------------------------------------------------------
 
 # The JVP (Golub & Pereyra) holds where the rank is locally constant, i.e. where no singular
@@ -245,4 +284,4 @@ pinv_p.batch = _front(pinv_p)
 def pinv(a, rcond=1e-15): return pinv_p.bind(a, rcond=float(rcond))
 
 
-__all__ = ["eigh", "eigvalsh", "qr", "svd", "expm", "expm_frechet", "pinv"]
+__all__ = ["eigh", "eigvalsh", "eig", "qr", "svd", "expm", "expm_frechet", "pinv"]

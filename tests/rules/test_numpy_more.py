@@ -83,6 +83,9 @@ VALUES = [
      [(V3, V7[:4]), (np.ones((2, 3)), np.ones((4, 6)))], [{}]),
     ("pinv", lambda m, x, **k: m.linalg.pinv(x, **k), [(M[0],), (M[0].T,), (M[0] + 1j * M[1],)],
      [{}, {"rcond": 0.1}]),
+    ("eig", lambda m, x: [np.asarray(r, complex) for r in m.linalg.eig(x)]
+     + [np.asarray(m.linalg.eigvals(x), complex)], [(M[0, :4, :4],), (M[1, :4, :4] + 1j,),
+                                                    (M[0, :4, :4] + M[0, :4, :4].T,)], [{}]),
     ("lstsq", lambda m, x, y: m.linalg.lstsq(x, y)[:3], [(M[0].T, V7[:5]), (M[0].T, M[1].T)],
      [{}]),
     ("matrix_rank", lambda m, x: m.linalg.matrix_rank(x), [(M[0],), (np.outer(V7, V3),)], [{}]),
@@ -162,6 +165,14 @@ def test_values_match_numpy(name, f, argsets, kws):
 
 
 MASK = np.array([[True, False, False], [False, False, True]])
+DIAG = np.diag([1.0, 2.0, 3.0])  # eig rows: distinct eigenvalues, a clear largest component
+
+
+def _sign_free(v):
+    """Each eigenvector times its own diagonal entry: LAPACK fixes a vector's norm and its
+    largest component's phase but not its sign, which can flip within a finite-difference
+    step; the product keeps the norm and phase convention visible and drops the sign."""
+    return v * fnp.diagonal(v)[None, :]
 
 TABLE = [
     ("median", lambda x: fnp.median(x, axis=1) ** 2, [(2, 5)]),
@@ -196,6 +207,8 @@ TABLE = [
     ("pinv-tall", lambda a: fnp.linalg.pinv(a), [(4, 2)]),
     ("lstsq", lambda a, b: fnp.linalg.lstsq(a + 3 * np.eye(4, 3), b)[0], [(4, 3), (4,)]),
     ("lstsq-residuals", lambda a, b: fnp.linalg.lstsq(a + 3 * np.eye(4, 2), b)[1], [(4, 2), (4, 2)]),
+    ("eig", lambda a: fnp.real(_sign_free(fnp.linalg.eig(DIAG + 0.1 * a)[1]) * (1 + 0.5j))
+     + fnp.real(fnp.linalg.eigvals(DIAG + 0.1 * a)), [(3, 3)]),
     ("cond", lambda a: fnp.linalg.cond(a + 3 * np.eye(3)), [(3, 3)]),
     ("cond-1", lambda a: fnp.linalg.cond(a + 3 * np.eye(3), 1), [(3, 3)]),
     ("matrix_power", lambda a: fnp.linalg.matrix_power(a, 3) + fnp.linalg.matrix_power(
@@ -274,6 +287,28 @@ def test_fft_of_complex_input_second_order(name, f):
         return fnp.sum(fnp.real(y) * w) + fnp.sum(fnp.imag(y) ** 2) if y.dtype.kind == "c" \
             else fnp.sum(y * w + y ** 2)
     check_grads(loss, (z,), order=2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("kind", ["real", "complex", "symmetric"])
+def test_eig_matches_numpys_normalization_to_second_order(seed, kind):
+    """eig's eigenvector derivative is that of what NumPy returns (unit norm, largest
+    component real), so finite differences of NumPy's own eig agree, at order 2; real
+    matrices here have complex-conjugate pairs. The sign is left free (see _sign_free)."""
+    r = np.random.default_rng(seed)
+    a = r.standard_normal((4, 4))
+    a = a + 1j * r.standard_normal((4, 4)) if kind == "complex" else a + a.T \
+        if kind == "symmetric" else a
+    wt = np.cos(np.arange(16.0)).reshape(4, 4)
+
+    def f(a):
+        w, v = fnp.linalg.eig(a)
+        v = _sign_free(v)
+        return fnp.sum(fnp.real(v) * wt) + fnp.sum(fnp.imag(v) * wt.T) \
+            + fnp.sum(fnp.real(w) * wt[0]) + fnp.sum(fnp.imag(w) ** 2)
+    check_grads(f, (a,), order=2)
+    np.testing.assert_allclose(fxad.jit(fxad.grad(f))(a), fxad.grad(f)(a), rtol=1e-12,
+                               atol=1e-12)
 
 
 def test_pinv_complex_second_order():
