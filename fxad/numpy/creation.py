@@ -83,7 +83,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
-    return lax.convert_element_type(x, dtype) if isinstance(x, Tracer) else x.astype(dtype)
+    return lax.convert_element_type(x, dtype) if isinstance(x, Tracer) else \
+        np.asarray(x).astype(dtype)
 
 
 def _has_tracer(obj):

@@ -318,7 +318,11 @@ def flipud(m):
 
 
 def rot90(m, k=1, axes=(0, 1)):
+    if len(axes) != 2 or ndim(m) < 2:
+        raise FxadValueError("rot90 needs two axes of an array with at least two dimensions")
     a0, a1 = (int(a) % ndim(m) for a in axes)
+    if a0 == a1:
+        raise FxadValueError("rot90: the two axes must be different")
     k %= 4
     if k == 0:
         return m
