@@ -22,6 +22,7 @@ EXPECT = {
     "norm_hessian.py": "Hessian in (x, gamma)",
     "custom_rules.py": "hessian(safe_norm) matches",
     "show_program.py": "wrote the grad program as DOT",
+    "plain_numpy_science.py": "jit(grad) and vmap(grad) agree with grad",
 }
 
 
