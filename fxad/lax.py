@@ -13,3 +13,4 @@ from .rules.indexing import getitem, scatter_add  # noqa: F401
 from .rules.dot import dot_general  # noqa: F401
 from .control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401,E402
 from .rules.cumulative import argsort, cumprod, cumsum, searchsorted  # noqa: F401,E402
+from .rules.convolve import convolve  # noqa: F401,E402

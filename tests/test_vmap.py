@@ -294,6 +294,8 @@ OPS = [
     Op("cumprod_0", lambda x: lax.cumprod(x, 0), [M]),
     Op("argsort_last", lambda x: lax.argsort(x, 1), [M]),
     Op("searchsorted", lambda a, v: lax.searchsorted(fnp.sort(a), v), [V, M]),
+    Op("convolve", lambda a, v: lax.convolve(a, v), [V, (2,)]),
+    Op("convolve_long_kernel", lambda a, v: lax.convolve(a, v), [(2,), V]),
     Op("searchsorted_right", lambda a, v: lax.searchsorted(fnp.sort(a), v, "right"), [V, M]),
     Op("fnp_cumsum_flat", fnp.cumsum, [M]),
     Op("fnp_sort", lambda x: fnp.sort(x, 0), [M]),

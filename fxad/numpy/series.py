@@ -208,18 +208,6 @@ def bincount(x, weights=None, minlength=0):
     return scatter_add(np.zeros(n, wide), arrays, lax.convert_element_type(w, wide), spec)
 
 
-def _conv_full(a, v):
-    """Full discrete convolution of 1-d a and v as a gather of sliding windows of the zero-padded
-    longer sequence, times the reversed shorter one: O(len * shorter) memory."""
-    if shape_of(a)[0] < shape_of(v)[0]:
-        a, v = v, a
-    n, k = shape_of(a)[0], shape_of(v)[0]
-    zeros = np.zeros(k - 1, np.result_type(dtype_of(a), dtype_of(v)))
-    padded = concatenate([zeros, a, zeros], 0)
-    windows = take(padded, np.arange(n + k - 1)[:, None] + np.arange(k)[None, :])
-    return lax.dot_general(windows, flip(v, (0,)), (((1,), (0,)), ((), ())))
-
-
 def _mode_slice(full, n, m, mode):
     if mode == "full":
         return full
@@ -240,14 +228,14 @@ def _as_1d(x, name):
 
 def convolve(a, v, mode="full"):
     a, v = _as_1d(a, "convolve"), _as_1d(v, "convolve")
-    return _mode_slice(_conv_full(a, v), shape_of(a)[0], shape_of(v)[0], mode)
+    return _mode_slice(lax.convolve(a, v), shape_of(a)[0], shape_of(v)[0], mode)
 
 
 def correlate(a, v, mode="valid"):
     """c[k] = sum_n a[n + k] conj(v[n]): the convolution with conj(v) reversed. When v is
     the longer one NumPy returns the reversed sequence, which the same formula gives."""
     a, v = _as_1d(a, "correlate"), _as_1d(v, "correlate")
-    full = _conv_full(a, flip(lax.conj(v), (0,)))
+    full = lax.convolve(a, flip(lax.conj(v), (0,)))
     return _mode_slice(full, shape_of(a)[0], shape_of(v)[0], mode)
 
 
