@@ -11,10 +11,14 @@ dot / matmul / einsum / tensordot / dot_general / outer / kron, concatenate / st
 where (fixed masks, comparisons, logical ops), cumsum / cumprod / sort, floor_divide /
 remainder, complex intermediates (also through solves, determinants and Cholesky), linear
 algebra (inv, solve, det, cholesky, triangular and Cholesky solves, eigh, svd, qr, expm,
-norms), cond / fori_loop / while_loop / scan (bodies
-closing over program values), transformations inside the program (grad / jvp / vmap /
-jacfwd / jacrev closing over program values), custom_jvp / custom_vjp functions, and any op
-wrapped in jit or checkpoint.
+norms, pinv, lstsq, cond, matrix_power, multi_dot), statistics (median / quantile /
+percentile, ptp, NaN-ignoring reductions over NaNs put in by a mask, cov / corrcoef),
+sequences (diff, gradient, trapezoid, polyval, vander, interp, convolve / correlate), pad's
+edge / reflect / symmetric / wrap modes, rot90 / fliplr / flipud / meshgrid, numpy.fft's
+transforms, fmax / fmin / copysign / float_power / fmod, reductions with where= and
+initial=, cond / fori_loop / while_loop / scan (bodies closing over program values),
+transformations inside the program (grad / jvp / vmap / jacfwd / jacrev closing over program
+values), custom_jvp / custom_vjp functions, and any op wrapped in jit or checkpoint.
 
 Domains are kept safe by looking at values. The generator evaluates every candidate
 operation as it builds the program, on the vmap batch and on two 5-point stencils x0 + t*H*d
@@ -22,9 +26,10 @@ operation as it builds the program, on the vmap batch and on two 5-point stencil
 
   * shifts arguments into the domain of log/sqrt/reciprocal/div/pow/... (`log(v3 + 2.5)`),
     keeps exp's argument below 2 (`exp(v1 - 3.0)`), squashes arcsin's into (-0.8, 0.8);
-  * uses kinked operations (abs, maximum/minimum, max/min reductions, sort, argmax, clip,
-    where / cond on comparisons, floor/round/remainder, norms) only where every value, at
-    every stencil point, is at least 0.05 from the kink or tie;
+  * uses kinked operations (abs, maximum/minimum, max/min reductions, sort, quantiles,
+    argmax, clip, where / cond on comparisons, floor/round/remainder/fmod, interp's knots,
+    norms) only where every value, at every stencil point, is at least 0.05 from the kink
+    or tie;
   * guards matrix conditioning, eigenvalue and singular value gaps;
   * rejects an operation whose values leave [-1e3, 1e3], or that is not smooth on the
     stencils (third and fourth differences larger than the first and second): then central
@@ -378,17 +383,24 @@ def guard(cond):
         raise Reject
 
 
-def gap_ok(vals, axes, which="all", margin=MARGIN):
-    """No ties over `axes` (per example and remaining position): the values are pairwise at
-    least `margin` apart (which="all", for sort), or just the two largest ("max") or the
-    two smallest ("min")."""
+def _sorted_along(vals, axes):
+    """The values over `axes` (node axes) sorted on a last axis, per example and remaining
+    position."""
     v = np.asarray(vals)
     axes = tuple(a + 1 for a in axes)  # skip the batch axis
     rest = [a for a in range(v.ndim) if a not in axes]
     v = np.transpose(v, rest + list(axes)).reshape([v.shape[a] for a in rest] + [-1])
+    return np.sort(v, axis=-1)
+
+
+def gap_ok(vals, axes, which="all", margin=MARGIN):
+    """No ties over `axes` (per example and remaining position): the values are pairwise at
+    least `margin` apart (which="all", for sort), or just the two largest ("max") or the
+    two smallest ("min")."""
+    v = _sorted_along(vals, axes)
     if v.shape[-1] < 2:
         return True
-    gaps = np.diff(np.sort(v, axis=-1), axis=-1)
+    gaps = np.diff(v, axis=-1)
     gaps = {"all": gaps, "max": gaps[..., -1:], "min": gaps[..., :1]}[which]
     return bool(np.all(gaps >= margin))
 
@@ -1362,6 +1374,457 @@ def mk_inner(g):
     return kind, f"fxad.{kind[6:]}(lambda a: {elem})(@0)", [i, j]
 
 
+# NumPy's statistics, sequence functions, padding modes, FFTs, more linear algebra and ufuncs
+# (composites of the primitives above, and the fft / fmod / pinv primitives), at points where
+# they are smooth: no ties among the order statistics read, no value at a kink or knot
+
+def quantile_gaps_ok(vals, axes, q):
+    """The order statistics each quantile in q reads (one, or the two it interpolates
+    between) are MARGIN apart from each other and from their neighbours: no tie moves a
+    quantile to other values."""
+    s = _sorted_along(vals, axes)
+    n = s.shape[-1]
+    d = np.diff(s, axis=-1)
+    for p in np.ravel(q) * (n - 1):
+        lo, hi = int(np.floor(p + 1e-9)), int(np.ceil(p - 1e-9))
+        ks = [k for k in range(lo - 1, hi + 1) if 0 <= k < n - 1]
+        if ks and np.min(d[..., ks]) < MARGIN:
+            return False
+    return True
+
+
+def extreme_gap_ok(vals, axes, keep, which, initial=None):
+    """The max (or min) over `axes` of the values `keep` selects, and `initial`: its two
+    largest (smallest) candidates are MARGIN apart."""
+    sign = 1.0 if which == "max" else -1.0
+    s = _sorted_along(np.where(keep, sign * np.asarray(vals), -np.inf), axes)
+    if initial is not None:
+        s = np.sort(np.concatenate([s, np.full(s.shape[:-1] + (1,), sign * initial)], -1), -1)
+    if s.shape[-1] < 2:
+        return True
+    return bool(np.all(s[..., -1] - s[..., -2] >= MARGIN))
+
+
+def _vec(g, k, i):
+    """Slot k (node i) as a 1-d value."""
+    return f"@{k}" if len(g.shape(i)) == 1 else f"fnp.ravel(@{k})"
+
+
+QUANTILES = [0.5, 0.25, 0.8, 0.1, 0.9, 0.3, [0.2, 0.7], [0.9, 0.05, 0.5]]
+
+
+def mk_order_stats(g):
+    """Quantiles (median / quantile / percentile, methods linear and midpoint), ptp, the
+    NaN-ignoring reductions of a value with NaNs put in by a constant mask, cov / corrcoef."""
+    kind = g.choice(["median", "quantile", "percentile", "ptp", "nanmax", "nanmin", "nanvar",
+                     "nanstd", "nanprod", "nanmean", "nansum", "cov", "corrcoef", "corrcoef"])
+    if kind in ("cov", "corrcoef"):
+        return _cov(g, kind)
+    i = g.pick(lambda n: len(n.shape) >= 1)
+    s, v = g.shape(i), g.vals(i)
+    ax, red = _axes_arg(g, len(s))
+    kd = ", keepdims=True" if g.coin(0.3) else ""
+    if kind in ("median", "quantile", "percentile"):
+        q = 0.5 if kind == "median" else g.choice(QUANTILES)
+        guard(quantile_gaps_ok(v, red, q))
+        if kind == "median":
+            return kind, f"fnp.median(@0, axis={ax}{kd})", [i]
+        method = g.choice(["", ", method='linear'", ", method='midpoint'"])
+        qt = repr(q) if kind == "quantile" else repr(np.round(np.multiply(q, 100), 6).tolist())
+        return kind, f"fnp.{kind}(@0, {qt}, axis={ax}{method}{kd})", [i]
+    if kind == "ptp":
+        guard(_size([s[a] for a in red]) >= 2)
+        guard(gap_ok(v, red, "max") and gap_ok(v, red, "min"))
+        return kind, f"fnp.ptp(@0, axis={ax}{kd})", [i]
+    mask = np.asarray(g.rng.random(s) < 0.35)
+    guard(mask.any())
+    count = np.sum(~mask, axis=red)
+    guard(np.min(count) >= 1)
+    x = f"fnp.where({_arr(mask)}, np.nan, @0)"
+    if kind in ("nanmax", "nanmin"):
+        guard(extreme_gap_ok(v, red, ~mask, kind[3:]))
+    if kind == "nanprod":
+        guard(np.max(count) <= 6)
+    ddof = ""
+    if kind in ("nanvar", "nanstd"):
+        d = g.int(0, 1)
+        guard(np.min(count) >= d + 1)
+        ddof = f", ddof={d}" if d or g.coin(0.3) else ""
+        if kind == "nanstd":
+            var = np.nanvar(np.where(mask, np.nan, v), axis=tuple(a + 1 for a in red), ddof=d)
+            guard(np.min(var) >= 0.01)
+    return kind, f"fnp.{kind}({x}, axis={ax}{ddof}{kd})", [i]
+
+
+def _cov(g, kind):
+    """cov / corrcoef of a 1-d or 2-d value (and maybe a second one), >= 3 observations; the
+    correlations kept away from +-1 (corrcoef clips there) and the variances from 0."""
+    i = g.pick(lambda n: 1 <= len(n.shape) <= 2 and max(n.shape) >= 3)
+    s = g.shape(i)
+    # variables in rows (rowvar) or columns, with >= 3 observations
+    rowvar = g.choice([r for r, obs in ((True, s[-1]), (False, s[0])) if obs >= 3])
+    args, opts = [i], "" if rowvar else ", rowvar=False"
+    nvar = 1 if len(s) == 1 else s[0] if rowvar else s[1]
+    if g.coin(0.25) or (kind == "corrcoef" and nvar == 1):
+        args.append(g.partner(i, same=True))
+    with np.errstate(all="ignore"):
+        xs = [g.vals(a) for a in args]
+        if len(s) == 2 and not rowvar:
+            xs = [np.swapaxes(x, -1, -2) for x in xs]
+        rows = np.concatenate([x.reshape(N_POINTS, -1, x.shape[-1]) for x in xs], 1)
+        guard(np.min(np.var(rows, axis=-1)) >= 0.01)
+        nvar = rows.shape[1]
+        if kind == "corrcoef":
+            guard(nvar >= 2)
+            # the clip at +-1 matters where derivatives are compared with differences: at
+            # the point and on the stencils (the batch examples only compare transformations)
+            r = np.stack([np.corrcoef(rows[k]) for k in [0] + list(range(B, N_POINTS))])
+            guard(np.max(np.abs(r[:, ~np.eye(nvar, dtype=bool)])) <= 0.98)
+    y = ", @1" if len(args) == 2 else ""
+    if kind == "cov":
+        opts += g.choice(["", "", ", bias=True", ", ddof=0", ", ddof=2"])
+    return kind, f"fnp.{kind}(@0{y}{opts})", args
+
+
+def mk_sequences(g):
+    """diff, gradient, trapezoid, polyval, vander, interp (constant knots), convolve and
+    correlate."""
+    kind = g.choice(["diff", "gradient", "trapezoid", "polyval", "vander", "interp",
+                     "convolve", "correlate"])
+    if kind in ("convolve", "correlate"):
+        i = g.pick(lambda n: _size(n.shape) <= 12)
+        a, args = _vec(g, 0, i), [i]
+        if g.coin(0.3):
+            v = g.const_array((g.int(1, 4),))
+        else:
+            j = g.pick(lambda n: _size(n.shape) <= 6)
+            v, args = _vec(g, 1, j), [i, j]
+        mode = g.choice(["", ", mode='full'", ", mode='same'", ", mode='valid'", ", 'same'"])
+        if g.coin(0.3):
+            a, v = v, a
+        return kind, f"fnp.{kind}({a}, {v}{mode})", args
+    if kind == "polyval":
+        i = g.pick()
+        x = g.bounded(0, i, 1.5)
+        if g.coin(0.5):
+            p = repr([g.const(nonzero=True)] + [g.const() for _ in range(g.int(1, 3))])
+            return kind, f"fnp.polyval({p}, {x})", [i]
+        j = g.pick(lambda n: 1 <= _size(n.shape) <= 4)
+        return kind, f"fnp.polyval({_vec(g, 1, j)}, {x})", [i, j]
+    if kind == "vander":
+        i = g.pick(lambda n: 2 <= _size(n.shape) <= 6)
+        x = g.bounded(0, i, 1.5)
+        x = x if len(g.shape(i)) == 1 else f"fnp.ravel({x})"
+        n = g.choice(["", ", 2", ", 3", ", N=4"])
+        inc = ", increasing=True" if g.coin(0.4) else ""
+        return kind, f"fnp.vander({x}{n}{inc})", [i]
+    if kind == "interp":
+        i = g.pick()
+        vec = [j for j, n in enumerate(g.nodes) if len(n.shape) == 1 and 2 <= n.shape[0] <= 6]
+        if vec and g.coin(0.6):
+            j = g.choice(vec)
+            m, fp, args = g.shape(j)[0], "@1", [i, j]
+        else:
+            m = g.int(2, 5)
+            fp, args = g.const_array((m,)), [i]
+        # knots spanning the values, off the grids of the inputs (0.001) and of the constants
+        lo, hi = float(np.min(g.vals(i))), float(np.max(g.vals(i)))
+        steps = np.concatenate([[g.rng.uniform(lo - 0.6, lo + 0.2)],
+                                g.rng.uniform(0.3, max(0.4, (hi - lo + 0.8) / (m - 1)), m - 1)])
+        xp = np.round(np.round(np.cumsum(steps), 2) + 0.0037, 4)
+        guard(away(g.vals(i), xp))
+        lr = f", left={_f(g.const())}, right={_f(g.const())}" if g.coin(0.3) else ""
+        return kind, f"fnp.interp(@0, {_arr(xp)}, {fp}{lr})", args
+    i = g.pick(lambda n: len(n.shape) >= 1)
+    s = g.shape(i)
+    nd = len(s)
+    if kind == "diff":
+        a = g.axis(nd)
+        n = g.int(1, 2)
+        pre, extra = g.choice(["", "scalar", "array"]), 0
+        if pre == "scalar":
+            pre, extra = f", prepend={_f(g.const())}", 1
+        elif pre == "array":
+            ps = list(s)
+            ps[a] = 1
+            pre, extra = f", prepend={g.const_array(tuple(ps))}", 1
+        guard(s[a] + extra - n >= 1)
+        nt = f", n={n}" if n > 1 or g.coin(0.3) else ""
+        return kind, f"fnp.diff(@0{nt}, axis={a}{pre})", [i]
+    if kind == "trapezoid":
+        a = g.axis(nd)
+        guard(s[a] >= 2)
+        xs = g.choice(["", "dx", "x"])
+        if xs == "dx":
+            xs = f", dx={_f(g.const(positive=True))}"
+        elif xs == "x":
+            xs = f", {_arr(np.round(np.cumsum(g.rng.uniform(0.2, 1.0, s[a])), 2))}"
+        return kind, f"fnp.trapezoid(@0{xs}, axis={a})", [i]
+    # gradient: one array per axis (a list when several)
+    e = g.choice([1, 2])
+    form = g.choice(["all", "one", "pair"]) if nd >= 2 else g.choice(["all", "one"])
+    if form == "all":
+        axes, at = list(range(nd)), ""
+    elif form == "one":
+        a = g.axis(nd)
+        axes, at = [a % nd], f", axis={a}"
+    else:
+        a, b = g.perm(range(nd))[:2]
+        axes, at = [a, b], f", axis=({a}, {b})"
+    guard(all(s[a] >= e + 1 for a in axes))
+    hs = [g.choice([1.0, 0.5, 2.0, 0.25]) for _ in axes]
+    sp = g.choice(["", "one", "each"])
+    sp = "" if not sp else f", {_f(hs[0])}" if sp == "one" or len(axes) == 1 else \
+        ", " + ", ".join(_f(h) for h in hs)
+    eo = f", edge_order={e}" if e == 2 or g.coin(0.3) else ""
+    call = f"fnp.gradient(@0{sp}{at}{eo})"
+    if len(axes) == 1:
+        return kind, call, [i]
+    expr = g.choice([f"{call}[{g.int(0, len(axes) - 1)}]", f"fnp.stack({call}, {g.int(0, nd)})",
+                     f"(lambda d: d[0] * d[-1])({call})"])
+    return kind, expr, [i]
+
+
+PAD_MODES = ["edge", "reflect", "symmetric", "wrap"]
+
+
+def mk_pad_rotate(g):
+    """pad's edge / reflect / symmetric / wrap modes, rot90, fliplr / flipud, meshgrid."""
+    kind = g.choice(["pad", "pad", "rot90", "fliplr", "flipud", "meshgrid"])
+    if kind == "meshgrid":
+        i = g.pick(lambda n: _size(n.shape) <= 6)
+        j = g.pick(lambda n: _size(n.shape) * _size(g.shape(i)) <= MAX_SIZE)
+        opts = g.choice(["", ", indexing='ij'", ", indexing='xy'"]) + \
+            (", sparse=True" if g.coin(0.3) else "")
+        if g.coin(0.25):
+            k = g.pick(lambda n: _size(n.shape) * _size(g.shape(i)) * _size(g.shape(j)) <= MAX_SIZE)
+            call = f"fnp.meshgrid(@0, @1, @2{opts})"
+            return kind, g.choice([f"{call}[2]", f"(lambda a, b, c: a * b + fnp.sin(c))(*{call})"]), \
+                [i, j, k]
+        call = f"fnp.meshgrid(@0, @1{opts})"
+        return kind, g.choice([f"{call}[0]", f"{call}[1]", f"(lambda a, b: a * fnp.sin(b))(*{call})",
+                               f"(lambda a, b: a - b)(*{call})"]), [i, j]
+    if kind == "fliplr":
+        i = g.pick(lambda n: len(n.shape) >= 2)
+        return kind, "fnp.fliplr(@0)", [i]
+    i = g.pick(lambda n: len(n.shape) >= 1)
+    s = g.shape(i)
+    nd = len(s)
+    if kind == "flipud":
+        return kind, "fnp.flipud(@0)", [i]
+    if kind == "rot90":
+        guard(nd >= 2)
+        k = g.int(-1, 3)
+        if g.coin(0.3):
+            return kind, f"fnp.rot90(@0, {k})", [i]
+        a, b = g.perm(range(nd))[:2]
+        a, b = (a - nd if g.coin(0.3) else a), (b - nd if g.coin(0.3) else b)
+        return kind, f"fnp.rot90(@0, {k}, axes=({a}, {b}))", [i]
+    mode = g.choice(PAD_MODES)
+    form = g.choice(["axes", "axes", "int", "pair"])
+    if form == "int":
+        w = str(g.int(1, 2))
+    elif form == "pair":
+        w = str((g.int(0, 2), g.int(0, 2)))
+    else:
+        w = str(tuple((g.int(0, 2), g.int(0, 1)) for _ in range(nd)))
+    return "pad_" + mode, g.choice([f"fnp.pad(@0, {w}, mode={mode!r})", f"fnp.pad(@0, {w}, {mode!r})"]), [i]
+
+
+def _conditioned(g, i, core, m, n, shifts=(2.0, 3.0, -3.0), max_cond=30.0):
+    """A well-conditioned (..., m, n) expression from `core` (over slot 0, node i): its
+    entries squashed into [-2, 2] if need be, then maybe shifted by a multiple of eye(m, n);
+    and its singular values (per point, descending)."""
+    core = core if np.max(np.abs(g.vals(i))) <= 2 else core.replace("@0", "fnp.tanh(@0)")
+    for shift in [0.0] + g.perm(shifts):
+        e = f"({core} + {_f(shift)} * np.eye({m}, {n}))" if shift else core
+        sv = np.linalg.svd(g.evaluate(e, [i]), compute_uv=False)
+        if np.min(sv) >= 0.1 and np.max(sv[..., 0] / sv[..., -1]) <= max_cond:
+            return e, sv
+    raise Reject
+
+
+def mk_linalg_more(g):
+    """pinv (rectangular), lstsq (tall), cond (p None / 'fro'), matrix_power, multi_dot."""
+    kind = g.choice(["pinv", "lstsq", "cond", "matrix_power", "multi_dot"])
+    if kind == "multi_dot":
+        return _multi_dot(g)
+    if kind == "lstsq":
+        i = g.pick(lambda n: len(n.shape) == 2 and n.shape[0] != n.shape[1] and max(n.shape) <= 6)
+        m, n = g.shape(i)
+        core = "@0" if m > n else "@0.T"
+        m, n = max(m, n), min(m, n)
+        a, _ = _conditioned(g, i, core, m, n)
+        vec = [j for j, nd in enumerate(g.nodes) if nd.shape[:1] == (m,) and len(nd.shape) <= 2
+               and _size(nd.shape) <= 3 * m]
+        if vec and g.coin(0.5):
+            return kind, f"fnp.linalg.lstsq({a}, @1)[0]", [i, g.choice(vec)]
+        b = g.choice([f"fnp.cos({a}[:, 0])", f"fnp.sin({a}[:, :1] * 2.0)"])
+        return kind, f"fnp.linalg.lstsq({a}, {b})[0]", [i]
+    if kind == "pinv":
+        i = g.pick(lambda n: len(n.shape) >= 2 and _size(n.shape[:-2]) <= 2
+                   and 2 <= max(n.shape[-2:]) and max(n.shape[-2:]) <= 5)
+        m, n = g.shape(i)[-2:]
+        a, _ = _conditioned(g, i, "@0", m, n)
+        return kind, f"fnp.linalg.pinv({a})", [i]
+    i = g.pick(lambda n: len(n.shape) >= 2 and _size(n.shape[:-2]) <= 2)
+    sq, n = _square_expr(g, i)
+    guard(n <= 4)
+    a, sv = _conditioned(g, i, sq, n, n, shifts=(2.0, 4.0, -4.0))
+    if kind == "cond":
+        p = g.choice(["", ", None", ", 'fro'", ", 'fro'"])
+        if "fro" not in p:  # a ratio of the largest and smallest singular values: simple ones
+            guard(np.all(-np.diff(sv, axis=-1) >= 0.1))
+        return "cond_number", f"fnp.linalg.cond({a}{p})", [i]
+    k = g.choice([-2, -1, 1, 2, 3])
+    scale = "" if k < 0 else f" * {_f(g.choice([0.4, 0.7]))}"
+    return kind, f"fnp.linalg.matrix_power({a}{scale}, {k})", [i]
+
+
+def _multi_dot(g):
+    """A chain of 2-d values (and their transposes) whose inner sizes match, maybe with 1-d
+    ends."""
+    i = g.pick(lambda n: len(n.shape) == 2)
+    args, factors = [i], ["@0"]
+    first, last = g.shape(i)
+    for _ in range(g.int(1, 3)):
+        cands = [(j, False) for j, n in enumerate(g.nodes) if len(n.shape) == 2 and n.shape[0] == last] \
+            + [(j, True) for j, n in enumerate(g.nodes) if len(n.shape) == 2 and n.shape[1] == last]
+        j, tr = g.choice(cands)
+        factors.append(f"@{len(args)}" + (".T" if tr else ""))
+        args.append(j)
+        last = g.shape(j)[0 if tr else 1]
+    for end, size in (("last", last), ("first", first)):
+        vec = [j for j, n in enumerate(g.nodes) if n.shape == (size,)]
+        if vec and g.coin(0.3):
+            slot = f"@{len(args)}"
+            args.append(g.choice(vec))
+            factors = factors + [slot] if end == "last" else [slot] + factors
+    return "multi_dot", f"fnp.linalg.multi_dot([{', '.join(factors)}])", args
+
+
+FFT_REAL = ["lax.real({z})", "lax.imag({z})", "fnp.abs({z}) ** 2", "lax.real({z} * lax.conj({z}))"]
+
+
+def mk_fft(g):
+    """numpy.fft's transforms (n / s / axes / norm variations), of real or complex values,
+    made real (real / imag / |z|^2) unless they are the real-output inverse transforms."""
+    i = g.pick(lambda n: len(n.shape) >= 1)
+    s = g.shape(i)
+    nd = len(s)
+    kind = g.choice(["fft", "ifft", "rfft", "irfft", "fft2", "rfftn", "irfftn", "fftn", "irfft2"])
+    x = "@0"
+    if kind not in ("rfft", "rfftn") and g.coin(0.4):
+        x = "lax.complex(@0, fnp.sin(@0))"
+    norm = g.choice(["", "", ", norm='ortho'", ", norm='forward'", ", norm='backward'"])
+    if kind in ("fft", "ifft", "rfft", "irfft"):
+        a = g.axis(nd)
+        n = None if g.coin(0.5) else g.int(max(1, s[a] - 2), s[a] + 2)
+        guard(kind != "irfft" or n is not None or s[a] >= 2)
+        opts = ("" if n is None else f", n={n}") + ("" if a == -1 and g.coin(0.5) else f", axis={a}")
+        call = f"fnp.fft.{kind}({x}{opts}{norm})"
+    else:
+        if kind in ("fft2", "irfft2"):
+            guard(nd >= 2)
+            axes = [nd - 2, nd - 1] if g.coin(0.5) else g.perm(range(nd))[:2]
+        else:
+            axes = g.perm(range(nd))[:g.int(1, min(nd, 3))] if g.coin(0.7) else list(range(nd))
+        sizes = None if g.coin(0.5) else [g.int(max(1, s[a] - 1), s[a] + 2) for a in axes]
+        guard(not kind.startswith("irfft") or sizes is not None or s[axes[-1]] >= 2)
+        default = axes == [nd - 2, nd - 1] if kind in ("fft2", "irfft2") else axes == list(range(nd))
+        opts = ("" if sizes is None else f", s={tuple(sizes)}") + \
+            ("" if default and g.coin(0.5) else f", axes={tuple(axes)}")
+        call = f"fnp.fft.{kind}({x}{opts}{norm})"
+    if kind.startswith("irfft"):
+        return kind, call, [i]
+    form = g.choice(FFT_REAL)
+    if "abs" in form:  # |z| is kinked at 0
+        guard(np.min(np.abs(g.evaluate(call, [i]))) >= MARGIN)
+    return kind, form.format(z=call), [i]
+
+
+def mk_ufuncs_more(g):
+    """fmax / fmin (also with NaN operands), copysign, float_power, fmod (constant and value
+    divisors), and sum / prod / max / min / mean with where= and initial=."""
+    kind = g.choice(["fmax", "fmin", "copysign", "float_power", "fmod", "fmod", "reduce_where",
+                     "reduce_where"])
+    if kind == "reduce_where":
+        return _reduce_where(g)
+    i = g.pick()
+    v = g.vals(i)
+    if kind in ("fmax", "fmin"):
+        j = g.partner(i)
+        x, xi = "@0", "@0"
+        if len(g.shape(i)) >= 1 and g.coin(0.4):  # NaNs in one operand: the other is taken
+            mask = np.asarray(g.rng.random(g.shape(i)) < 0.3)
+            guard(mask.any())
+            x, xi = f"fnp.where({_arr(mask)}, np.nan, @0)", f"fnp.where({_arr(mask)}, np.inf, @0)"
+        try:
+            diff = g.evaluate(f"{xi} - @1", [i, j])
+        except ValueError:
+            raise Reject
+        guard(away(diff, [0.0]))
+        return kind, (f"fnp.{kind}({x}, @1)" if g.coin(0.5) else f"fnp.{kind}(@1, {x})"), [i, j]
+    if kind == "copysign":
+        guard(away(v, [0.0]))
+        if g.coin(0.3):
+            return kind, f"fnp.copysign(@0, {_f(g.const(nonzero=True))})", [i]
+        j = g.partner(i)
+        guard(away(g.vals(j), [0.0]))
+        return kind, "fnp.copysign(@0, @1)", [i, j]
+    if kind == "float_power":
+        base = g.at_least(0, i, 0.5)
+        if g.coin(0.4):
+            return kind, f"fnp.float_power({base}, {g.choice(['2.5', '-1.5', '0.5', '3', '2'])})", [i]
+        j = g.partner(i)
+        return kind, f"fnp.float_power({base}, {g.bounded(1, j, 2.0)})", [i, j]
+    # fmod(x, d) = x - trunc(x / d) d: jumps where x / d crosses a nonzero integer
+    if g.coin(0.5):
+        c = g.choice([0.7071, -1.3, 2.2, 0.9])
+        ratio, den, args = v / c, np.full_like(v, abs(c)), [i]
+        d = _f(c)
+    else:
+        j = g.partner(i)
+        d, args = g.away_from_zero(1, j), [i, j]
+        try:
+            ratio, den = g.evaluate(f"@0 / {d}", args), np.abs(g.evaluate(f"{d} + 0 * @0", args))
+        except ValueError:
+            raise Reject
+    k = np.round(ratio)
+    guard(np.all((k == 0) | (np.abs(ratio - k) * den >= MARGIN)))
+    return kind, f"fnp.fmod(@0, {d})", args
+
+
+def _reduce_where(g):
+    i = g.pick(lambda n: len(n.shape) >= 1)
+    s, v = g.shape(i), g.vals(i)
+    nd = len(s)
+    ax, red = _axes_arg(g, nd)
+    kd = ", keepdims=True" if g.coin(0.3) else ""
+    fn = g.choice(["sum", "prod", "max", "min", "mean"])
+    if fn == "mean" or g.coin(0.75):
+        mask = np.asarray(g.rng.random(s[g.int(0, nd - 1):]) < 0.7)
+        keep, wt = np.broadcast_to(mask, s), f", where={_arr(mask)}"
+    else:
+        keep, wt = np.ones(s, bool), ""
+    count = np.sum(keep, axis=red)
+    guard(np.max(count) >= 1)
+    # max's initial mostly below the values, min's above (else the result is the constant)
+    c = g.const(nonzero=True) if fn not in ("max", "min") else \
+        g.choice([-3.0, -1.5, -0.5, 0.5]) * (1 if fn == "max" else -1)
+    it = f", initial={_f(c)}"
+    if fn == "mean":
+        guard(np.min(count) >= 1)
+        return "mean_where", f"fnp.mean(@0, axis={ax}{wt}{kd})", [i]
+    if fn in ("max", "min"):
+        guard(extreme_gap_ok(v, red, keep, fn, c))
+    elif fn == "prod":
+        guard(np.max(count) <= 6)
+    if fn in ("sum", "prod") and wt and g.coin(0.4):
+        it = ""
+    return f"{fn}_where", f"fnp.{fn}(@0, axis={ax}{wt}{it}{kd})", [i]
+
+
 # the table: (maker, weight)
 
 MAKERS = [
@@ -1378,6 +1841,8 @@ MAKERS = [
     (mk_cond, 1), (mk_fori, 1), (mk_scan, 1), (mk_inner, 3), (mk_custom, 2),
     (mk_traced_index, 2), (mk_floor_rem, 1), (mk_where_logic, 1), (mk_complex, 1),
     (mk_complex_linalg, 1), (mk_while, 1),
+    (mk_order_stats, 2), (mk_sequences, 2), (mk_pad_rotate, 1), (mk_linalg_more, 1),
+    (mk_fft, 2), (mk_ufuncs_more, 2),
 ]
 WEIGHTED = [m for m, w in MAKERS for _ in range(w)]
 
