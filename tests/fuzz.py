@@ -1645,8 +1645,9 @@ def _conditioned(g, i, core, m, n, shifts=(2.0, 3.0, -3.0), max_cond=30.0):
 
 
 def mk_linalg_more(g):
-    """pinv (rectangular), lstsq (tall), cond (p None / 'fro'), matrix_power, multi_dot."""
-    kind = g.choice(["pinv", "lstsq", "cond", "matrix_power", "multi_dot"])
+    """pinv (rectangular), lstsq (tall), cond (p None / 'fro'), matrix_power, multi_dot, eig
+    (general matrices)."""
+    kind = g.choice(["pinv", "lstsq", "cond", "matrix_power", "multi_dot", "eig"])
     if kind == "multi_dot":
         return _multi_dot(g)
     if kind == "lstsq":
@@ -1676,9 +1677,26 @@ def mk_linalg_more(g):
         if "fro" not in p:  # a ratio of the largest and smallest singular values: simple ones
             guard(np.all(-np.diff(sv, axis=-1) >= 0.1))
         return "cond_number", f"fnp.linalg.cond({a}{p})", [i]
+    if kind == "eig":
+        return _eig(g, i, a, n)
     k = g.choice([-2, -1, 1, 2, 3])
     scale = "" if k < 0 else f" * {_f(g.choice([0.4, 0.7]))}"
     return kind, f"fnp.linalg.matrix_power({a}{scale}, {k})", [i]
+
+
+def _eig(g, i, a, n):
+    """Eigenvalues, or eigenvectors made sign-free (each column times its first entry: LAPACK
+    fixes the norm and the largest component's phase, not the sign), where the eigenvalues
+    are 0.1 apart and each vector's largest component leads by 0.05."""
+    w, v = np.linalg.eig(g.evaluate(a, [i]))
+    gaps = np.abs(w[..., :, None] - w[..., None, :]) + np.eye(n) * 1e9
+    guard(np.min(gaps) >= 0.1)
+    top = np.sort(np.abs(v), axis=-2)
+    guard(np.min(top[..., -1, :] - top[..., -2, :]) >= 0.05)
+    if g.coin(0.5):
+        return "eigvals", f"lax.real(fnp.linalg.eigvals({a}) * (1 - 0.5j))", [i]
+    vec = f"fnp.linalg.eig({a})[1]"
+    return "eig_vectors", f"lax.imag({vec} * {vec}[..., :1, :] * (1 + 0.5j))", [i]
 
 
 def _multi_dot(g):
