@@ -36,21 +36,48 @@ def _to_last(a, axis):
     return reshape(a, kept_shape + (int(np.prod(s[len(kept):], dtype=np.int64)),)), axes
 
 
+def _prepare(name, a, q, axis, out):
+    """The checked levels, and `a` as floats with the reduced axes merged into the last."""
+    if out is not None:
+        raise FxadTypeError(f"{name}: out= is not supported on traced values")
+    q = _concrete_q(q, name)
+    if dtype_of(a).kind == "c":
+        raise FxadTypeError(f"{name}: a must be an array of real numbers")
+    x, axes = _to_last(a, axis)
+    if dtype_of(x).kind not in "fc":
+        x = lax.convert_element_type(x, np.float64)
+    return q, x, axes
+
+
+def _lerp(below, above, frac):
+    """NumPy's interpolation, from the nearer end: a quantile at an order statistic is exact."""
+    d = lax.sub(above, below)
+    return lax.select(lax.lt(frac, 0.5), lax.add(below, lax.mul(d, frac)),
+                      lax.sub(above, lax.mul(d, lax.sub(1.0, frac))))
+
+
+def _shaped(val, q, a, axes, keepdims):
+    """(..., k) values per level -> q's shape first, then the kept (or kept-as-1) axes."""
+    kept = shape_of(val)[:-1]
+    if keepdims:
+        kept = tuple(1 if i in axes else d for i, d in enumerate(shape_of(a)))
+    return reshape(moveaxis(val, -1, 0), q.shape + tuple(kept))
+
+
+def _percent(q, name):
+    if isinstance(q, Tracer):
+        _concrete_q(q, name)  # raises the same error as quantile
+    return np.asarray(q, dtype=np.float64) / 100
+
+
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False):
     """np.quantile (methods linear, lower, higher, nearest, midpoint); NaN where a slice has
     a NaN, as in NumPy. The result's leading axes are q's."""
-    if out is not None:
-        raise FxadTypeError("quantile: out= is not supported on traced values")
     if method not in _METHODS:
         raise FxadValueError(f"quantile: method {method!r} is not supported; use one of "
                              f"{', '.join(_METHODS)}")
-    q = _concrete_q(q, "quantile")
-    if dtype_of(a).kind == "c":
-        raise FxadTypeError("quantile: a must be an array of real numbers")
-    x, axes = _to_last(a, axis)
-    if dtype_of(x).kind not in "fc":
-        x = lax.convert_element_type(x, np.float64)
+    q, x, axes = _prepare("quantile", a, q, axis, out)
     n = shape_of(x)[-1]
     if n == 0:
         raise FxadValueError("quantile of an empty slice")
@@ -69,25 +96,16 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         frac = np.zeros_like(frac)
     elif method == "midpoint":
         frac = np.where(hi > lo, 0.5, 0.0)
-    below, above = s[..., lo], s[..., hi]
-    frac = frac.astype(dtype_of(s))
-    # lerp from the nearer end, as NumPy does, so a quantile at an order statistic is exact
-    val = lax.select(frac < 0.5, lax.add(below, lax.mul(lax.sub(above, below), frac)),
-                     lax.sub(above, lax.mul(lax.sub(above, below), 1 - frac)))
+    val = _lerp(s[..., lo], s[..., hi], frac.astype(dtype_of(s)))
     has_nan = red.max(lax.isnan(x), axis=-1, keepdims=True)
     val = lax.select(has_nan, np.nan, val)  # a constant: no NaN tangent to leak
-    kept = shape_of(val)[:-1]
-    if keepdims:
-        kept = tuple(1 if i in axes else d for i, d in enumerate(shape_of(a)))
-    return reshape(moveaxis(val, -1, 0), q.shape + tuple(kept))
+    return _shaped(val, q, a, axes, keepdims)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
-    if isinstance(q, Tracer):
-        _concrete_q(q, "percentile")
-    return quantile(a, np.asarray(q, dtype=np.float64) / 100, axis, out, overwrite_input,
-                    method, keepdims)
+    return quantile(a, _percent(q, "percentile"), axis, out, overwrite_input, method,
+                    keepdims)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -149,16 +167,9 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     """quantile of the non-NaN values of each slice (NaN for an all-NaN slice). NaNs sort
     last, so each slice's order statistics are its first `count` sorted values; the
     positions depend on the count, a traced integer, so this stages under jit and vmap."""
-    if out is not None:
-        raise FxadTypeError("nanquantile: out= is not supported on traced values")
     if method != "linear":
         raise FxadValueError("fxad's nanquantile supports method='linear' only")
-    q = _concrete_q(q, "nanquantile")
-    if dtype_of(a).kind == "c":
-        raise FxadTypeError("nanquantile: a must be an array of real numbers")
-    x, axes = _to_last(a, axis)
-    if dtype_of(x).kind not in "fc":
-        x = lax.convert_element_type(x, np.float64)
+    q, x, axes = _prepare("nanquantile", a, q, axis, out)
     from .manipulation import take_along_axis
     s = sort(x, axis=-1)
     count = red.sum(lax.convert_element_type(lax.logical_not(lax.isnan(x)), dtype_of(x)),
@@ -169,22 +180,15 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     frac = lax.stop_gradient(lax.sub(pos, lo))
     ilo = lax.convert_element_type(lo, np.intp)
     ihi = lax.convert_element_type(lax.min(lax.add(lo, 1.0), last), np.intp)
-    below, above = take_along_axis(s, ilo, -1), take_along_axis(s, ihi, -1)
-    val = lax.select(lax.lt(frac, 0.5), lax.add(below, lax.mul(lax.sub(above, below), frac)),
-                     lax.sub(above, lax.mul(lax.sub(above, below), lax.sub(1.0, frac))))
+    val = _lerp(take_along_axis(s, ilo, -1), take_along_axis(s, ihi, -1), frac)
     val = lax.select(lax.eq(count, 0.0), np.nan, val)
-    kept = shape_of(val)[:-1]
-    if keepdims:
-        kept = tuple(1 if i in axes else d for i, d in enumerate(shape_of(a)))
-    return reshape(moveaxis(val, -1, 0), q.shape + tuple(kept))
+    return _shaped(val, q, a, axes, keepdims)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False):
-    if isinstance(q, Tracer):
-        _concrete_q(q, "nanpercentile")
-    return nanquantile(a, np.asarray(q, dtype=np.float64) / 100, axis, out, overwrite_input,
-                       method, keepdims)
+    return nanquantile(a, _percent(q, "nanpercentile"), axis, out, overwrite_input, method,
+                       keepdims)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):

@@ -48,6 +48,14 @@ def run_row(fn, shapes, elements, order=2, assume=None, unique=False, **kw):
     check()
 
 
+def check_vmap_matches_loop(fn, shapes, rng, size=3):
+    """vmap(fn) over `size` examples equals the stacked results of a Python loop."""
+    args = [rng.uniform(-2, 2, (size,) + s) for s in shapes]
+    got = fxad.vmap(fn)(*args)
+    want = np.stack([np.asarray(fn(*[a[i] for a in args])) for i in range(size)])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 def primitives_used(fn, shapes):
     """Names of the primitives a row's function binds (found by staging it)."""
     args = [np.full(s, 0.5) for s in shapes]
