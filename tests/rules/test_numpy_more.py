@@ -165,7 +165,10 @@ def test_values_match_numpy(name, f, argsets, kws):
 
 
 MASK = np.array([[True, False, False], [False, False, True]])
-DIAG = np.diag([1.0, 2.0, 3.0])  # eig rows: distinct eigenvalues, a clear largest component
+# Linear algebra rows take SPREAD (or a multiple of eye) plus a small multiple of the drawn
+# matrix, whose norm is at most 2 * 3 = 6: whatever values are drawn, the eigenvalues and
+# singular values stay apart and away from 0, and eigenvectors keep a clear largest component.
+SPREAD = np.diag([1.0, 2.5, 5.0])
 
 
 def _sign_free(v):
@@ -192,7 +195,8 @@ TABLE = [
     ("gradient-axes", lambda x: fnp.gradient(x)[1] * fnp.gradient(x)[0], [(3, 4)]),
     ("trapezoid", lambda y, x: fnp.trapezoid(y ** 2, fnp.cumsum(x * x + 0.1)), [(4,), (4,)]),
     ("polyval", lambda p, x: fnp.polyval(p, x), [(3,), (4,)]),
-    ("vander-polyfit", lambda x, y: fnp.vander(x, 3) * fnp.polyfit(x, y, 2), [(4,), (4,)]),
+    ("vander-polyfit", lambda x, y: fnp.vander(x, 3)
+     * fnp.polyfit(np.arange(4.0) + 0.1 * x, y, 2), [(4,), (4,)]),  # nodes kept apart
     ("interp", lambda x, fp: fnp.interp(x, XP, fp), [(6,), (5,)]),
     ("interp-xp", lambda x, s: fnp.interp(x, XP + 0.1 * fnp.tanh(s), XP ** 3), [(6,), (5,)]),
     ("convolve", lambda a, v: fnp.convolve(a, v), [(5,), (3,)]),
@@ -203,30 +207,33 @@ TABLE = [
     ("rot90-flips", lambda x: fnp.rot90(x) * fnp.fliplr(fnp.flipud(x)).T, [(3, 3)]),
     ("meshgrid", lambda x, y: fnp.meshgrid(x, y)[0] * fnp.meshgrid(x, y)[1], [(3,), (2,)]),
     ("insert-delete", lambda x: fnp.insert(fnp.delete(x, [1]), 2, x[:2] ** 2), [(4,)]),
-    ("pinv", lambda a: fnp.linalg.pinv(a), [(3, 4)]),
-    ("pinv-tall", lambda a: fnp.linalg.pinv(a), [(4, 2)]),
-    ("lstsq", lambda a, b: fnp.linalg.lstsq(a + 3 * np.eye(4, 3), b)[0], [(4, 3), (4,)]),
-    ("lstsq-residuals", lambda a, b: fnp.linalg.lstsq(a + 3 * np.eye(4, 2), b)[1], [(4, 2), (4, 2)]),
-    ("eig", lambda a: fnp.real(_sign_free(fnp.linalg.eig(DIAG + 0.1 * a)[1]) * (1 + 0.5j))
-     + fnp.real(fnp.linalg.eigvals(DIAG + 0.1 * a)), [(3, 3)]),
-    ("cond", lambda a: fnp.linalg.cond(a + 3 * np.eye(3)), [(3, 3)]),
-    ("cond-1", lambda a: fnp.linalg.cond(a + 3 * np.eye(3), 1), [(3, 3)]),
+    ("pinv", lambda a: fnp.linalg.pinv(2 * np.eye(3, 4) + 0.1 * a), [(3, 4)]),
+    ("pinv-tall", lambda a: fnp.linalg.pinv(2 * np.eye(4, 2) + 0.1 * a), [(4, 2)]),
+    ("lstsq", lambda a, b: fnp.linalg.lstsq(3 * np.eye(4, 3) + 0.2 * a, b)[0], [(4, 3), (4,)]),
+    ("lstsq-residuals", lambda a, b: fnp.linalg.lstsq(3 * np.eye(4, 2) + 0.2 * a, b)[1],
+     [(4, 2), (4, 2)]),
+    ("eig", lambda a: fnp.real(_sign_free(fnp.linalg.eig(SPREAD + 0.05 * a)[1]) * (1 + 0.5j))
+     + fnp.real(fnp.linalg.eigvals(SPREAD + 0.05 * a)), [(3, 3)]),
+    ("cond", lambda a: fnp.linalg.cond(SPREAD + 0.1 * a), [(3, 3)]),
+    ("cond-1", lambda a: fnp.linalg.cond(SPREAD + 0.1 * (a + 2.005), 1), [(3, 3)]),
     ("matrix_power", lambda a: fnp.linalg.matrix_power(a, 3) + fnp.linalg.matrix_power(
-        a + 3 * np.eye(2), -2), [(2, 2)]),
+        3 * np.eye(2) + 0.2 * a, -2), [(2, 2)]),
     ("multi_dot", lambda a, b, c: fnp.linalg.multi_dot([a, b, c]), [(3,), (3, 4), (4, 2)]),
-    ("copysign-heaviside", lambda x, y: fnp.copysign(x, y) * fnp.heaviside(x + 0.005, y),
+    ("copysign-heaviside", lambda x, y: fnp.copysign(x + 0.005, y + 0.005)
+     * fnp.heaviside(x + 0.005, y),
      [(2, 3), (3,)]),
-    ("fmax-fmin", lambda x, y: fnp.fmax(fnp.where(MASK, np.nan, x), y)
-     + fnp.fmin(x, fnp.where(MASK[0], np.nan, y)), [(2, 3), (3,)]),
+    ("fmax-fmin", lambda x, y: fnp.fmax(fnp.where(MASK, np.nan, x), y + 0.005)
+     + fnp.fmin(x, fnp.where(MASK[0], np.nan, y + 0.005)), [(2, 3), (3,)]),
     ("float_power", lambda x: fnp.float_power(x * x + 0.5, 1.5), [(3,)]),
-    ("fmod-divmod", lambda x, y: fnp.fmod(x, y * y + 0.7071) * fnp.divmod(x, 0.7071)[1],
+    ("fmod-divmod", lambda x, y: fnp.fmod(x, y * y + 0.7071) * fnp.divmod(x + 0.005, 0.7071)[1],
      [(2, 3), (3,)]),
     ("trunc-signbit", lambda x: (x + 0.005) * fnp.trunc(x + 0.005)
      + fnp.where(fnp.signbit(x + 0.005), x, 2 * x), [(2, 3)]),
     ("fft", lambda x: fnp.real(fnp.fft.fft(x)) * fnp.imag(fnp.fft.ifft(x, 5, norm="ortho"))[:, :4],
      [(2, 4)]),
     ("rfft-irfft", lambda x: fnp.fft.irfft(fnp.fft.rfft(x, axis=0) ** 2, 5, axis=0), [(4, 2)]),
-    ("rfftn", lambda x: fnp.abs(fnp.fft.rfftn(x, s=(3, 5), norm="forward")) ** 2, [(2, 4)]),
+    ("rfftn", lambda x: fnp.real(fnp.fft.rfftn(x, s=(3, 5), norm="forward")
+                                 * fnp.conj(fnp.fft.rfftn(x, s=(3, 5)))), [(2, 4)]),
     ("irfft2", lambda x: fnp.fft.irfft2(fnp.fft.fft2(x) * (1 + 1j), s=(3, 4))
      * fnp.fft.fftshift(x), [(3, 4)]),
     ("nanquantile", lambda x: fnp.nanquantile(fnp.where(MASK, np.nan, x), [0.3, 0.8], axis=1)
@@ -247,9 +254,25 @@ TABLE = [
 ]
 
 
+def _off_jumps(x, y):
+    """fmod(x, d) jumps where x is a nonzero multiple of d = y² + 0.7071."""
+    r = x / (y * y + 0.7071)
+    k = np.round(r)
+    return bool(np.all((k == 0) | (np.abs(r - k) > 1e-3)))
+
+
+def _off_kinks(a):
+    """cond(_, 1) sums |entries| of the matrix and of its inverse: none may sit at 0."""
+    m = SPREAD + 0.1 * (a + 2.005)
+    return bool(np.min(np.abs(np.linalg.inv(m))) > 1e-3)
+
+
+ASSUME = {"fmod-divmod": _off_jumps, "cond-1": _off_kinks}
+
+
 @pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
 def test_numpy_more(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2), unique=True)
+    run_row(fn, shapes, grid(-2, 2), unique=True, assume=ASSUME.get(name))
 
 
 @pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
