@@ -78,3 +78,7 @@ def fftshift(x, axes=None):
 
 def ifftshift(x, axes=None):
     return _shift(x, axes, -1)
+
+
+__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
+           "rfftn", "irfftn", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
