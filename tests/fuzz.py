@@ -1763,13 +1763,20 @@ def mk_fft(g):
 
 def mk_ufuncs_more(g):
     """fmax / fmin (also with NaN operands), copysign, float_power, fmod (constant and value
-    divisors), and sum / prod / max / min / mean with where= and initial=."""
+    divisors), cbrt (away from 0), trunc (times the value, away from integers), and
+    sum / prod / max / min / mean with where= and initial=."""
     kind = g.choice(["fmax", "fmin", "copysign", "float_power", "fmod", "fmod", "reduce_where",
-                     "reduce_where"])
+                     "reduce_where", "cbrt", "trunc"])
     if kind == "reduce_where":
         return _reduce_where(g)
     i = g.pick()
     v = g.vals(i)
+    if kind == "cbrt":  # infinite slope at 0
+        guard(away(v, [0.0], 0.2))
+        return kind, "fnp.cbrt(@0)", [i]
+    if kind == "trunc":  # steps at the integers
+        guard(np.all(np.abs(v - np.round(v)) >= MARGIN))
+        return kind, "@0 * fnp.trunc(@0)", [i]
     if kind in ("fmax", "fmin"):
         j = g.partner(i)
         x, xi = "@0", "@0"
