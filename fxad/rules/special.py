@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.special as sc
 
-from .elementwise import (div, elementwise, eq, exp, isfinite, log, logical_and, logical_not,
-                          logistic, mul, neg, select, sub)
+from .elementwise import (add, div, elementwise, eq, exp, isfinite, log, log1p, logical_and,
+                          logical_not, logistic, mul, neg, select, sub)
 from .helpers import defjvp, defjvp_with_output
 
 _TWO_OVER_SQRT_PI = float(2 / np.sqrt(np.pi))
@@ -78,4 +78,56 @@ defjvp(softplus_p, lambda t, x: mul(t, logistic(x)))  # logistic is smooth: righ
 def softplus(x): return softplus_p.bind(x)
 
 
-__all__ = ["softplus", "logaddexp", "erf", "erfc", "polygamma", "gammaln", "digamma", "logit", "xlogy"]
+# --- the normal distribution and inverse error function: the densities are shared work --------
+
+_INV_SQRT_2PI, _SQRT_2PI = float(1 / np.sqrt(2 * np.pi)), float(np.sqrt(2 * np.pi))
+_SQRT_PI_OVER_2 = float(np.sqrt(np.pi) / 2)
+
+
+def _normal_pdf(x):
+    return mul(exp(mul(mul(x, x), -0.5)), _INV_SQRT_2PI)
+
+
+ndtr_p = elementwise("ndtr", sc.ndtr)  # the standard normal CDF
+defjvp(ndtr_p, lambda t, x: mul(t, _normal_pdf(x)))
+def ndtr(x): return ndtr_p.bind(x)
+
+
+# d log Φ(x) = φ(x) / Φ(x) dx, as exp(log φ - log Φ): finite far in the lower tail, where
+# φ and Φ both underflow but their ratio grows like |x|.
+log_ndtr_p = elementwise("log_ndtr", sc.log_ndtr)
+defjvp_with_output(log_ndtr_p, lambda t, ans, x: mul(t, mul(
+    exp(sub(mul(mul(x, x), -0.5), ans)), _INV_SQRT_2PI)))
+def log_ndtr(x): return log_ndtr_p.bind(x)
+
+
+ndtri_p = elementwise("ndtri", sc.ndtri)  # the inverse of ndtr: dx/dp = 1 / φ(x)
+defjvp_with_output(ndtri_p, lambda t, ans, p: mul(t, mul(exp(mul(mul(ans, ans), 0.5)),
+                                                         _SQRT_2PI)))
+def ndtri(p): return ndtri_p.bind(p)
+
+
+erfinv_p = elementwise("erfinv", sc.erfinv)  # dx/dy = sqrt(pi)/2 exp(x²)
+defjvp_with_output(erfinv_p, lambda t, ans, y: mul(t, mul(exp(mul(ans, ans)), _SQRT_PI_OVER_2)))
+def erfinv(y): return erfinv_p.bind(y)
+
+
+gamma_p = elementwise("gamma", sc.gamma)  # Γ'(x) = Γ(x) ψ(x)
+defjvp_with_output(gamma_p, lambda t, ans, x: mul(t, mul(ans, polygamma(x, 0))))
+def gamma(x): return gamma_p.bind(x)
+
+
+entr_p = elementwise("entr", sc.entr)  # -x log x (0 at 0, -inf below)
+defjvp(entr_p, lambda t, x: mul(t, neg(add(log(x), 1.0))))
+def entr(x): return entr_p.bind(x)
+
+
+xlog1py_p = elementwise("xlog1py", sc.xlog1py)  # x*log1p(y), 0 where x == 0
+defjvp(xlog1py_p,
+       lambda t, x, y: mul(t, log1p(select(eq(x, 0), 0.0, y))),
+       lambda t, x, y: mul(t, div(x, add(y, 1.0))))
+def xlog1py(x, y): return xlog1py_p.bind(x, y)
+
+
+__all__ = ["softplus", "logaddexp", "erf", "erfc", "polygamma", "gammaln", "digamma", "logit",
+           "xlogy", "ndtr", "log_ndtr", "ndtri", "erfinv", "gamma", "entr", "xlog1py"]
