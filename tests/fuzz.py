@@ -460,7 +460,7 @@ UNARY_FREE = [
     ("arctan", "fnp.arctan(@0)"), ("arcsinh", "fnp.arcsinh(@0)"), ("square", "fnp.square(@0)"),
     ("pow2", "@0 ** 2"), ("pow3", "@0 ** 3"), ("softplus", "nn.softplus(@0)"),
     ("erf", "special.erf(@0)"), ("erfc", "special.erfc(@0)"), ("sinc", "fnp.sinc(@0)"),
-    ("gelu", "nn.gelu(@0)"),
+    ("gelu", "nn.gelu(@0)"), ("ndtr", "special.ndtr(@0)"), ("log_ndtr", "special.log_ndtr(@0)"),
     ("silu", "nn.silu(@0)"), ("deg2rad", "fnp.deg2rad(@0)"), ("positive", "+@0"),
 ]
 
@@ -496,6 +496,7 @@ POSITIVE_DOMAIN = [  # (kind, format with {x} the shifted argument, lower bound)
     ("rsqrt", "lax.rsqrt({x})", 0.5), ("pow0.5", "{x} ** 0.5", 0.5),
     ("pow-1.5", "{x} ** -1.5", 0.5), ("power2.5", "fnp.power({x}, 2.5)", 0.5),
     ("gammaln", "special.gammaln({x})", 0.5), ("digamma", "special.digamma({x})", 0.5),
+    ("gamma", "special.gamma({x})", 0.5), ("entr", "special.entr({x})", 0.5),
     ("arccosh", "fnp.arccosh({x})", 1.2),
 ]
 
@@ -521,11 +522,15 @@ def mk_bounded_domain(g):
 
 
 def mk_logit(g):
+    """logit, ndtri and erfinv: inverse CDFs, on (0.1, 0.9) (erfinv's argument mapped to
+    (-0.8, 0.8))."""
     i = g.pick()
     v = g.vals(i)
+    kind, form = g.choice([("logit", "special.logit({p})"), ("ndtri", "special.ndtri({p})"),
+                           ("erfinv", "special.erfinv({p} * 2.0 - 1.0)")])
     if np.all((v >= 0.1) & (v <= 0.9)):
-        return "logit", "special.logit(@0)", [i]
-    return "logit", "special.logit(lax.logistic(@0) * 0.8 + 0.1)", [i]
+        return kind, form.format(p="@0"), [i]
+    return kind, form.format(p="(lax.logistic(@0) * 0.8 + 0.1)"), [i]
 
 
 def mk_kinked_unary(g):
