@@ -219,8 +219,10 @@ def positive(x):
 
 
 def ldexp(x1, x2):
-    """x1 · 2**x2 (x2 integer)."""
-    return lax.mul(x1, lax.pow(2.0, lax.convert_element_type(x2, np.float64)))
+    """x1 · 2**x2 (x2 integer), in x1's float dtype."""
+    from ..rules.helpers import dtype_of
+    dt = dtype_of(x1) if np.dtype(dtype_of(x1)).kind == "f" else np.float64
+    return lax.mul(x1, lax.pow(2.0, lax.convert_element_type(x2, dt)))
 
 
 def modf(x):

@@ -136,7 +136,8 @@ VALUES = [
      [(V7,)], [{}]),
     ("ufuncs-more", lambda m, x: [m.cbrt(x), m.ldexp(x, 3), m.modf(x)[0], m.modf(x)[1],
                                   m.vecdot(M, M[0]), m.clip(x, min=-0.5, max=0.5),
-                                  m.einsum("i,i->", x, x, optimize=True)], [(V7,)], [{}]),
+                                  m.einsum("i,i->", x, x, optimize=True)],
+     [(V7,), (V7.astype(np.float32),)], [{}]),
     ("reductions-where", lambda m, x: [
         m.sum(x, 1, where=x > 0), m.prod(x, where=x > 0, initial=2.0),
         m.max(x, 0, initial=1.5), m.min(x, 1, where=x < 0, initial=0.0),
