@@ -167,8 +167,9 @@ def test_values_match_numpy(name, f, argsets, kws):
 
 MASK = np.array([[True, False, False], [False, False, True]])
 # Linear algebra rows take SPREAD (or a multiple of eye) plus a small multiple of the drawn
-# matrix, whose norm is at most 2 * 3 = 6: whatever values are drawn, the eigenvalues and
-# singular values stay apart and away from 0, and eigenvectors keep a clear largest component.
+# matrix, whose norm is at most 2 * sqrt(12) < 7 (entries in [-2, 2], at most 12 of them):
+# whatever values are drawn, the eigenvalues and singular values stay apart and away from 0,
+# and eigenvectors keep a clear largest component.
 SPREAD = np.diag([1.0, 2.5, 5.0])
 
 
@@ -177,6 +178,7 @@ def _sign_free(v):
     largest component's phase but not its sign, which can flip within a finite-difference
     step; the product keeps the norm and phase convention visible and drops the sign."""
     return v * fnp.diagonal(v)[None, :]
+
 
 TABLE = [
     ("median", lambda x: fnp.median(x, axis=1) ** 2, [(2, 5)]),
