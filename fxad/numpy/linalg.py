@@ -15,7 +15,7 @@ from ..errors import FxadValueError
 from ..rules import linalg_decomp as _dec, linalg_solve as _sol
 from ..rules.helpers import dtype_of, shape_of
 from .creation import asarray
-from .manipulation import expand_dims, moveaxis, squeeze
+from .manipulation import expand_dims, matrix_transpose, moveaxis, squeeze
 from .reductions import max as _max, min as _min, normalize_axes, sum as _sum
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -250,11 +250,6 @@ def outer(x1, x2, /):
     if len(shape_of(x1)) != 1 or len(shape_of(x2)) != 1:
         raise FxadValueError("linalg.outer takes 1-d vectors")
     return _outer(x1, x2)
-
-
-def matrix_transpose(x, /):
-    from .manipulation import swapaxes
-    return swapaxes(x, -1, -2)
 
 
 def vecdot(x1, x2, /, *, axis=-1):

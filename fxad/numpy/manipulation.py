@@ -128,9 +128,7 @@ def flip(m, axis=None):
 
 
 def nonzero(a):
-    if isinstance(a, Tracer):
-        a = a.concrete_value("nonzero (its output shape depends on the values)")
-    return np.nonzero(a)
+    return np.nonzero(_concrete(a, "nonzero (its output shape depends on the values)"))
 
 
 def atleast_2d(a):

@@ -26,21 +26,21 @@ def normalize_axes(axis, ndim):
     return tuple(sorted(out)) if ndim else ()
 
 
-def _masked(a, where, fill):
-    return a if where is None else lax.select(where, a, fill)
-
-
 def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None):
     if dtype is not None:
         a = lax.convert_element_type(a, dtype)
-    out = lax.reduce_sum(_masked(a, where, 0), normalize_axes(axis, len(shape_of(a))), keepdims)
+    if where is not None:
+        a = lax.select(where, a, 0)
+    out = lax.reduce_sum(a, normalize_axes(axis, len(shape_of(a))), keepdims)
     return out if initial is None else lax.add(out, initial)
 
 
 def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None):
     if dtype is not None:
         a = lax.convert_element_type(a, dtype)
-    out = lax.reduce_prod(_masked(a, where, 1), normalize_axes(axis, len(shape_of(a))), keepdims)
+    if where is not None:
+        a = lax.select(where, a, 1)
+    out = lax.reduce_prod(a, normalize_axes(axis, len(shape_of(a))), keepdims)
     return out if initial is None else lax.mul(out, initial)
 
 

@@ -250,12 +250,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return out
 
 
-def _all(pred):  # a count, not a min: empty arrays are all-true
-    return lax.eq(red.sum(lax.convert_element_type(lax.logical_not(pred), np.int64)), 0)
-
-
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return _all(isclose(a, b, rtol, atol, equal_nan))
+    return red.all(isclose(a, b, rtol, atol, equal_nan))  # a count: empty is all-true
 
 
 def array_equal(a1, a2, equal_nan=False):
@@ -264,4 +260,4 @@ def array_equal(a1, a2, equal_nan=False):
     same = lax.eq(a1, a2)
     if equal_nan:
         same = lax.logical_or(same, lax.logical_and(lax.isnan(a1), lax.isnan(a2)))
-    return _all(same)
+    return red.all(same)

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import lax
 from ..errors import FxadTypeError
+from ..rules.helpers import dtype_of as _dtype_of, shape_of as _shape_of
 from ..rules.special import logaddexp  # noqa: F401  (a primitive: smooth weights at ties)
 
 # One-to-one with a primitive.
@@ -61,8 +62,7 @@ remainder = mod = lax.rem
 
 def _boolean_only(name, logical):
     def op(*xs):
-        from ..rules.helpers import dtype_of
-        if any(dtype_of(x) != np.bool_ for x in xs):
+        if any(_dtype_of(x) != np.bool_ for x in xs):
             raise FxadTypeError(f"fxad supports {name} on boolean values only (as the logical "
                                 "operation); integer bit operations are not provided")
         return logical(*xs)
@@ -157,8 +157,7 @@ def sinc(x):
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
-    from ..rules.helpers import dtype_of
-    info = np.finfo(dtype_of(x)) if np.issubdtype(dtype_of(x), np.floating) else None
+    info = np.finfo(_dtype_of(x)) if np.issubdtype(_dtype_of(x), np.floating) else None
     if info is None:
         return x
     posinf = info.max if posinf is None else posinf
@@ -187,8 +186,7 @@ def copysign(x1, x2):
 
 def heaviside(x1, x2):
     """0 below zero, 1 above, x2 at zero, NaN at NaN; piecewise constant in x1."""
-    from ..rules.helpers import dtype_of
-    dt = np.result_type(*(x if type(x) in (int, float) else dtype_of(x) for x in (x1, x2)))
+    dt = np.result_type(*(x if type(x) in (int, float) else _dtype_of(x) for x in (x1, x2)))
     step = lax.select(lax.lt(x1, 0), dt.type(0), dt.type(1))
     return lax.select(lax.eq(x1, 0), x2, lax.select(lax.isnan(x1), x1, step))
 
@@ -204,9 +202,8 @@ def fmin(x1, x2):
 
 def float_power(x1, x2):
     """power computed in float64 (complex128 for complex operands), as NumPy does."""
-    from ..rules.helpers import dtype_of
-    wide = np.complex128 if "c" in (np.dtype(dtype_of(x1)).kind + np.dtype(
-        dtype_of(x2)).kind) else np.float64
+    wide = np.complex128 if "c" in (np.dtype(_dtype_of(x1)).kind + np.dtype(
+        _dtype_of(x2)).kind) else np.float64
     return power(lax.convert_element_type(x1, wide), lax.convert_element_type(x2, wide))
 
 
@@ -220,8 +217,7 @@ def positive(x):
 
 def ldexp(x1, x2):
     """x1 · 2**x2 (x2 integer), in x1's float dtype."""
-    from ..rules.helpers import dtype_of
-    dt = dtype_of(x1) if np.dtype(dtype_of(x1)).kind == "f" else np.float64
+    dt = _dtype_of(x1) if np.dtype(_dtype_of(x1)).kind == "f" else np.float64
     return lax.mul(x1, lax.pow(2.0, lax.convert_element_type(x2, dt)))
 
 
@@ -241,9 +237,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     """Membership (no derivative): element compared with every test element."""
     from .manipulation import ravel
     from .reductions import any
-    from ..rules.helpers import shape_of
     tests = ravel(test_elements)
-    hit = any(lax.eq(lax.reshape(element, tuple(shape_of(element)) + (1,)), tests), axis=-1)
+    hit = any(lax.eq(lax.reshape(element, tuple(_shape_of(element)) + (1,)), tests), axis=-1)
     return lax.logical_not(hit) if invert else hit
 
 
