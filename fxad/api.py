@@ -6,7 +6,8 @@ from typing import Any, Callable, Sequence, Union
 
 import numpy as np
 
-from .core import _PY_SCALARS, Tracer, get_aval, is_float, new_trace
+from .core import (_PY_SCALARS, Tracer, check_output, describe_type, get_aval, is_float,
+                   new_trace)
 from .errors import FxadTypeError, FxadValueError
 from .interpreters.batching import BatchTrace, broadcast_batched, moveaxis
 from .interpreters.jvp import Zero, jvp_flat
@@ -23,13 +24,19 @@ Argnums = Union[int, Sequence[int]]  # which positional arguments to differentia
 
 def _leaf(x):
     """Inputs become arrays (Python scalars and lists too); tracers pass through."""
-    if isinstance(x, (Tracer, np.ndarray)):
+    if isinstance(x, Tracer) or (type(x) is np.ndarray and x.dtype.kind in "biufc"):
         return x
     arr = np.asarray(x)
-    if arr.dtype == object:
-        raise FxadTypeError(f"fxad cannot use an argument of type {type(x).__name__}: "
-                            "arguments must be arrays, numbers, or pytrees of them")
+    if arr.dtype.kind not in "biufc":
+        raise FxadTypeError(f"fxad cannot use an argument of type {describe_type(x, arr)}: "
+                            "arguments must be numeric arrays, numbers, or pytrees of them")
     return arr
+
+
+def _check_callable(name, f):
+    if not callable(f):
+        raise FxadTypeError(f"{name} expects a function as its first argument, got "
+                            f"{type(f).__name__}; e.g. fxad.{name}(f)")
 
 
 def _result(x):
@@ -41,23 +48,37 @@ def _result(x):
     return x
 
 
-def _flat_fun(f, in_tree, has_aux=False):
-    """A function of flat leaves; after a call, `store` holds the output tree(s). With
-    `has_aux`, aux leaves are appended to the outputs (so they are unboxed like them)."""
+def _flat_fun(f, in_tree, has_aux=False, where="the transformation"):
+    """A function of flat leaves; after a call, `store` holds the output tree(s). Output
+    leaves must be numeric (checked: a string has no tangent). With `has_aux`, numeric aux
+    leaves are appended to the outputs (so they are unboxed like them); others (strings,
+    objects) are kept aside as they are."""
     store = {}
 
     def flat(*leaves):
         out = f(*tree_unflatten(in_tree, leaves))
+        numeric_aux = []
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
                 raise FxadTypeError("with has_aux=True the function must return a pair "
                                     f"(output, aux); it returned {type(out).__name__}")
             out, aux = out
             aux_leaves, store["aux"] = tree_flatten(aux)
+            store["aux_kept"] = [None if _numeric(x) else x for x in aux_leaves]
+            numeric_aux = [x for x in aux_leaves if _numeric(x)]
         out_leaves, store["out"] = tree_flatten(out)
+        out_leaves = [check_output(o, i, where) for i, o in enumerate(out_leaves)]
         store["n_out"] = len(out_leaves)
-        return out_leaves + (aux_leaves if has_aux else [])
+        return out_leaves + numeric_aux
     return flat, store
+
+
+def _numeric(x):
+    try:
+        check_output(x, 0, "")
+        return True
+    except FxadTypeError:
+        return False
 
 
 def _split_aux(leaves, store, has_aux):
@@ -65,7 +86,9 @@ def _split_aux(leaves, store, has_aux):
     out = tree_unflatten(store["out"], [_result(x) for x in leaves[:n]])
     if not has_aux:
         return out, None
-    return out, tree_unflatten(store["aux"], [_result(x) for x in leaves[n:]])
+    it = iter(leaves[n:])
+    aux = [_result(next(it)) if k is None else k for k in store["aux_kept"]]
+    return out, tree_unflatten(store["aux"], aux)
 
 
 def _check_tuple(name, what, x):
@@ -86,19 +109,25 @@ def _check_tangent(name, p, t, i):
 
 def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False) -> tuple:
     """(f(*primals), J·tangents) by forward mode."""
-    _check_tuple("jvp", "primals", primals)
-    _check_tuple("jvp", "tangents", tangents)
+    return _jvp(f, primals, tangents, has_aux, "jvp")
+
+
+def _jvp(f, primals, tangents, has_aux, name):
+    """jvp; `name` is the transformation named in errors (jacfwd, hvp, ... call this)."""
+    _check_callable(name, f)
+    _check_tuple(name, "primals", primals)
+    _check_tuple(name, "tangents", tangents)
     flat_p, tree_p = tree_flatten(tuple(primals))
     flat_t, tree_t = tree_flatten(tuple(tangents))
     if tree_p != tree_t:
-        raise FxadTypeError(f"jvp: primals and tangents must have the same structure, got "
+        raise FxadTypeError(f"{name}: primals and tangents must have the same structure, got "
                             f"{tree_p} and {tree_t}")
     flat_p, flat_t = [_leaf(p) for p in flat_p], [_leaf(t) for t in flat_t]
     for i, (p, t) in enumerate(zip(flat_p, flat_t)):
-        _check_tangent("jvp", p, t, i)
+        _check_tangent(name, p, t, i)
     flat_t = [t if is_float(get_aval(p).dtype) else Zero(get_aval(p))
               for p, t in zip(flat_p, flat_t)]
-    fun, store = _flat_fun(f, tree_p, has_aux)
+    fun, store = _flat_fun(f, tree_p, has_aux, name)
     outs, touts = jvp_flat(fun, flat_p, flat_t)
     out, aux = _split_aux(outs, store, has_aux)
     tout = tree_unflatten(store["out"], [_result(t) for t in touts[:store["n_out"]]])
@@ -107,10 +136,12 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
 
 def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     """(f(*primals), f_jvp) where f_jvp evaluates only the staged linear tangent program."""
+    _check_callable("linearize", f)
     flat_p, tree_p = tree_flatten(primals)
     flat_p = [_leaf(p) for p in flat_p]
-    fun, store = _flat_fun(f, tree_p)
+    fun, store = _flat_fun(f, tree_p, where="linearize")
     outs, lin = linearize_flat(fun, flat_p)
+    lin.jaxpr = lin.jaxpr.snapshot()  # f_jvp outlives this call: its residuals are its own
 
     def f_jvp(*tangents):
         flat_t, tree_t = tree_flatten(tangents)
@@ -144,14 +175,19 @@ def _vjp_flat(fun, flat_p):
 
 def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """(f(*primals), f_vjp[, aux]); f_vjp(ct) returns a tuple with one cotangent per primal."""
+    _check_callable("vjp", f)
     flat_p, tree_p = tree_flatten(primals)
-    return _vjp_leaves(f, [_leaf(p) for p in flat_p], tree_p, has_aux)
+    return _vjp_leaves(f, [_leaf(p) for p in flat_p], tree_p, has_aux, "vjp", snapshot=True)
 
 
-def _vjp_leaves(f, flat_p, tree_p, has_aux):
-    """vjp of f at the primals given as leaves (already arrays) and their tree."""
-    fun, store = _flat_fun(f, tree_p, has_aux)
+def _vjp_leaves(f, flat_p, tree_p, has_aux, name, snapshot=False):
+    """vjp of f at the primals given as leaves (already arrays) and their tree. With
+    `snapshot`, f_vjp (which outlives the call) keeps private copies of its residuals; grad
+    and jacrev use it at once and need none."""
+    fun, store = _flat_fun(f, tree_p, has_aux, name)
     outs, pullback, lin = _vjp_flat(fun, flat_p)
+    if snapshot:
+        lin.jaxpr = lin.jaxpr.snapshot()
     out, aux = _split_aux(outs, store, has_aux)
     n_out = store["n_out"]
 
@@ -161,7 +197,7 @@ def _vjp_leaves(f, flat_p, tree_p, has_aux):
             raise FxadTypeError(f"f_vjp expects a cotangent with the output's structure "
                                 f"{store['out']}, got {tree_ct}")
         for i, (o, c) in enumerate(zip(lin.out_avals[:n_out], flat_ct)):
-            _check_cotangent(i, o, get_aval(c))
+            _check_cotangent("f_vjp", i, o, get_aval(c))
         return trusted([_leaf(c) for c in flat_ct])
 
     def trusted(flat_ct):  # flat cotangents known to match the outputs (grad's own ones)
@@ -177,13 +213,13 @@ def _is_index(a):
 _WEAK_OK = {"f": (int, float), "c": (int, float, complex)}  # Python scalars a dtype accepts
 
 
-def _check_cotangent(i, o, ca):
+def _check_cotangent(name, i, o, ca):
     """A cotangent has its output's shape and, for a float output, its dtype (a Python
     number may stand in for a 0-d one): a mismatch would be silently cast or, for a complex
     cotangent of a real output, lose its imaginary part."""
     if ca.shape != o.shape or (is_float(o.dtype) and ca.dtype != o.dtype
                                and ca.weak not in _WEAK_OK[o.dtype.kind]):
-        raise FxadTypeError(f"f_vjp: cotangent {i} has {ca.str_short()} but the output has "
+        raise FxadTypeError(f"{name}: cotangent {i} has {ca.str_short()} but the output has "
                             f"{o.str_short()}; a cotangent must have the output's shape and "
                             "dtype")
 
@@ -245,6 +281,7 @@ def _partial(f, args, nums, kwargs):
 
 
 def _value_and_grad(f, argnums, has_aux, holomorphic, name):
+    _check_callable(name, f)
     splits = {}  # number of positional arguments -> checked (single, nums)
 
     def vg(*args, **kwargs):
@@ -256,7 +293,7 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name):
         flat_p, tree_p = tree_flatten(dyn)
         flat_p = [_leaf(p) for p in flat_p]
         _check_inputs(name, dyn, nums, flat_p, holomorphic)
-        res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux)
+        res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux, name)
         out, f_vjp = res[0], res[1]
         a = get_aval(_leaf(out)) if not isinstance(out, (tuple, list, dict)) else None
         if a is None or a.shape != ():
@@ -295,17 +332,21 @@ def grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
 
 def linear_transpose(f: Callable, *primals: Any) -> Callable:
     """The transpose of a linear f; `primals` give the input shapes and dtypes only."""
+    _check_callable("linear_transpose", f)
     flat_p, tree_p = tree_flatten(primals)
     avals = [get_aval(_leaf(p)) for p in flat_p]
-    fun, store = _flat_fun(f, tree_p)
-    closed = stage(fun, avals, name="linear_transpose")
+    fun, store = _flat_fun(f, tree_p, where="linear_transpose")
+    closed = stage(fun, avals, name="linear_transpose").snapshot()
 
     def f_t(ct):
         flat_ct, tree_ct = tree_flatten(ct)
         if tree_ct != store["out"]:
             raise FxadTypeError(f"the transpose expects a cotangent with structure "
                                 f"{store['out']}, got {tree_ct}")
-        cts = backward_pass(closed.jaxpr, closed.consts, [_leaf(c) for c in flat_ct])
+        flat_ct = [_leaf(c) for c in flat_ct]
+        for i, (o, c) in enumerate(zip(closed.out_avals, flat_ct)):
+            _check_cotangent("linear_transpose", i, o, get_aval(c))
+        cts = backward_pass(closed.jaxpr, closed.consts, flat_ct)
         return tree_unflatten(tree_p, [_result(c) for c in cts])
     return f_t
 
@@ -314,14 +355,16 @@ def linear_transpose(f: Callable, *primals: Any) -> Callable:
 
 def make_jaxpr(f: Callable, static_argnums: Argnums = ()) -> Callable[..., ClosedJaxpr]:
     """make_jaxpr(f)(*args) -> the ClosedJaxpr fxad builds for f at these argument types."""
+    _check_callable("make_jaxpr", f)
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     def make(*args, **kwargs):
         dyn_idx = [i for i in range(len(args)) if i not in static]
         g = _partial(f, args, dyn_idx, kwargs)
         flat, tree = tree_flatten(tuple(args[i] for i in dyn_idx))
-        fun, _ = _flat_fun(g, tree)
-        return stage(fun, [get_aval(x if type(x) in _PY_SCALARS else _leaf(x)) for x in flat])
+        fun, _ = _flat_fun(g, tree, where="make_jaxpr")
+        return stage(fun, [get_aval(x if type(x) in _PY_SCALARS else _leaf(x))
+                           for x in flat]).snapshot()
     return make
 
 
@@ -362,6 +405,7 @@ def _axes_for(axes, tree, n_leaves, what):
 def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
          axis_size: int | None = None) -> Callable:
     """Vectorize f over a mapped axis of its inputs (JAX semantics for in_axes/out_axes)."""
+    _check_callable("vmap", f)
     def vf(*args, **kwargs):
         flat, in_tree = tree_flatten(args)
         # Python scalars stay Python scalars (weakly typed, as eagerly): an unbatched 2.0
@@ -392,6 +436,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
             out = f(*tree_unflatten(in_tree, [trace.box(x, a) for x, a in zip(flat, axes)]),
                     **kwargs)
             flat_out, out_tree = tree_flatten(out)
+            flat_out = [check_output(o, i, "vmap") for i, o in enumerate(flat_out)]
             oaxes = _axes_for(out_axes, out, len(flat_out), "out")
             res = []
             for o, oa in zip(flat_out, oaxes):
@@ -467,21 +512,27 @@ def _check_complex(name, holomorphic, leaves, what, real_only):
 def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable:
     """Jacobian by forward mode: one vmap of jvp over the standard basis of the inputs."""
+    return _jacfwd(f, argnums, has_aux, holomorphic, "jacfwd")
+
+
+def _jacfwd(f, argnums, has_aux, holomorphic, name):
+    _check_callable(name, f)
+
     def jac(*args, **kwargs):
-        single, nums = _argnums_split("jacfwd", args, argnums)
+        single, nums = _argnums_split(name, args, argnums)
         flat_in, in_tree = tree_flatten(args[nums[0]] if single else
                                         tuple(args[i] for i in nums))
         flat_in = [_leaf(x) for x in flat_in]
-        _check_inputs("jacfwd", tuple(args[i] for i in nums), nums, flat_in, holomorphic, "jvp")
-        _check_complex("jacfwd", holomorphic, flat_in, "inputs", real_only=True)
+        _check_inputs(name, tuple(args[i] for i in nums), nums, flat_in, holomorphic, "jvp")
+        _check_complex(name, holomorphic, flat_in, "inputs", real_only=True)
         primal = tree_unflatten(in_tree, flat_in)
         g = _partial(f, args, nums, kwargs)
         call = g if single else (lambda d: g(*d))
         basis, _ = _std_basis(flat_in)
 
         def push(*tangent_leaves):
-            res = jvp(call, (primal,), (tree_unflatten(in_tree, list(tangent_leaves)),),
-                      has_aux=has_aux)
+            res = _jvp(call, (primal,), (tree_unflatten(in_tree, list(tangent_leaves)),),
+                       has_aux, name)
             return (res[1], res[2]) if has_aux else res[1]
         if sum(b.shape[0] for b in basis) == 1:  # one scalar input: no vmap level needed
             touts = push(*[b[0] for b in basis])
@@ -491,7 +542,7 @@ def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
             touts = vmap(push, out_axes=(-1, None) if has_aux else -1)(*basis)
             touts, aux = touts if has_aux else (touts, None)
         flat_t, out_tree = tree_flatten(touts)  # each: out_shape + (n,)
-        _check_complex("jacfwd", holomorphic, flat_t, "outputs", real_only=False)
+        _check_complex(name, holomorphic, flat_t, "outputs", real_only=False)
         jac_tree = tree_unflatten(out_tree, [_blocks(t, flat_in, in_tree) for t in flat_t])
         return (jac_tree, aux) if has_aux else jac_tree
     return jac
@@ -500,13 +551,15 @@ def jacfwd(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
 def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable:
     """Jacobian by reverse mode: one vmap of the pullback over the basis of the outputs."""
+    _check_callable("jacrev", f)
+
     def jac(*args, **kwargs):
         single, nums = _argnums_split("jacrev", args, argnums)
         dyn = tuple(args[i] for i in nums)
         flat_p, tree_p = tree_flatten(dyn)
         flat_p = [_leaf(p) for p in flat_p]
         _check_inputs("jacrev", dyn, nums, flat_p, holomorphic)
-        res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux)
+        res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux, "jacrev")
         out, f_vjp = res[0], res[1]
         flat_out, out_tree = tree_flatten(out)
         flat_out = [_leaf(o) for o in flat_out]
@@ -533,7 +586,9 @@ def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
 
 def hessian(f: Callable, argnums: Argnums = 0, holomorphic: bool = False) -> Callable:
     """jacfwd(jacrev(f)): forward over reverse."""
-    h = jacfwd(jacrev(f, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
+    _check_callable("hessian", f)
+    h = _jacfwd(jacrev(f, argnums, holomorphic=holomorphic), argnums, False, holomorphic,
+                "hessian")
 
     def hess(*args, **kwargs):
         _argnums_split("hessian", args, argnums)  # so a bad argnums error names hessian
@@ -544,14 +599,16 @@ def hessian(f: Callable, argnums: Argnums = 0, holomorphic: bool = False) -> Cal
 def hvp(f: Callable, primals: Sequence, tangents: Sequence) -> Any:
     """Hessian-vector product H·v by forward over reverse, without forming H. Returns the
     product with the structure of `primals` (a tuple, one entry per argument)."""
+    _check_callable("hvp", f)
     _check_tuple("hvp", "primals", primals)
     _check_tuple("hvp", "tangents", tangents)
     g = grad(f, argnums=tuple(range(len(primals))))
-    return jvp(g, tuple(primals), tuple(tangents))[1]
+    return _jvp(g, tuple(primals), tuple(tangents), False, "hvp")[1]
 
 
 def stop_gradient(x: Any) -> Any:
     """x, with zero derivative at every order."""
     from .lax import stop_gradient as sg
     leaves, tree = tree_flatten(x)
-    return tree_unflatten(tree, [sg(v) for v in leaves])
+    return tree_unflatten(tree, [sg(_leaf(v) if type(v) not in _PY_SCALARS else v)
+                                 for v in leaves])

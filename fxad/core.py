@@ -8,6 +8,7 @@ primitive to the highest-level trace among the arguments' tracers. Each transfor
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from contextlib import contextmanager
 
 import numpy as np
@@ -95,10 +96,75 @@ def get_aval(x) -> ShapedArray:
     if isinstance(x, np.generic):
         return _shaped(x.shape, x.dtype)
     arr = np.asarray(x)
-    if arr.dtype == object:
-        raise FxadTypeError(f"fxad cannot use a value of type {type(x).__name__}: it is not an "
-                            "array, a number, or a tracer. Convert it with fxad.numpy.asarray.")
+    if arr.dtype.kind not in _NUMERIC_KINDS:
+        raise FxadTypeError(f"fxad cannot use a value of type {describe_type(x, arr)}: it "
+                            "is not a numeric array, a number, or a tracer. Convert it with "
+                            "fxad.numpy.asarray.")
     return ShapedArray(arr.shape, arr.dtype)
+
+
+def describe_type(x, arr):
+    """`str`, `ndarray (dtype object)`, ...: a refused value's type, for error messages."""
+    shown = arr.dtype != object or type(x) is np.ndarray
+    return type(x).__name__ + (f" (dtype {arr.dtype})" if shown else "")
+
+
+_NUMERIC_KINDS = frozenset("biufc")  # bool, ints, floats, complex: what primitives accept
+
+
+def check_output(x, i, where):
+    """An output leaf of a transformed function, or a TypeError naming it: a string or other
+    non-numeric leaf would otherwise come back with a made-up "tangent" or as a tracer."""
+    t = type(x)
+    if t in _SCALAR_AVALS or isinstance(x, Tracer) or \
+            (t is np.ndarray and x.dtype.kind in _NUMERIC_KINDS):
+        return x
+    kind = np.asarray(x).dtype.kind if t is not np.ndarray else x.dtype.kind
+    if kind not in _NUMERIC_KINDS:
+        raise FxadTypeError(
+            f"{where}: output leaf {i} is a {t.__name__} ({x!r:.60}), not a numeric array or "
+            "number. A transformed function's outputs must be arrays or numbers; return "
+            "other values as auxiliary data (has_aux=True) or outside the function.")
+    return x
+
+
+class BoundedCache:
+    """A thread-safe least-recently-used map with at most `size` entries: every cache in fxad
+    is one, so none grows without bound and concurrent use never corrupts it. Callers key on
+    types, shapes and programs, never on user functions or arrays (which it would keep
+    alive)."""
+    __slots__ = ("size", "_data", "_lock")
+
+    def __init__(self, size=64):
+        self.size = size
+        self._data = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key, default=None):
+        with self._lock:
+            try:
+                self._data.move_to_end(key)
+            except KeyError:
+                return default
+            return self._data[key]
+
+    def __contains__(self, key):
+        with self._lock:
+            return key in self._data
+
+    def __setitem__(self, key, value):
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def __len__(self):
+        return len(self._data)
+
+    def clear(self):
+        with self._lock:
+            self._data.clear()
 
 
 def is_float(dtype) -> bool:
@@ -111,11 +177,17 @@ def is_float(dtype) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 class Primitive:
-    """An operation with rules: impl (NumPy), abstract_eval (shape), jvp, transpose, batch."""
+    """An operation with rules: impl (NumPy), abstract_eval (shape), jvp, transpose, batch.
 
-    def __init__(self, name, multiple_results=False):
+    `memory` says what the impl's outputs may share memory with, so compiled programs can
+    return results that alias nothing the caller or fxad holds: "fresh" (always newly
+    allocated, referenced by nothing else), "views" (may be views of its operands), or
+    "any" (the default: may be anything, e.g. a constant kept by an inner program)."""
+
+    def __init__(self, name, multiple_results=False, memory="any"):
         self.name = name
         self.multiple_results = multiple_results
+        self.memory = memory
         self.linear = False
         self.impl = None
         self.abstract_eval = None
@@ -327,6 +399,19 @@ class Tracer:
 
     def __hash__(self):
         raise TypeError("traced arrays are unhashable")
+
+    # A traced value is immutable, so a copy is the value itself: the same tracer of the
+    # same trace (copy.copy/deepcopy must not detach it from its transformation).
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise FxadTypeError(f"a traced value ({self.aval.str_short()}, under "
+                            f"'{self._trace.name}') cannot be pickled; pickle concrete "
+                            "arrays outside the transformation")
 
     def __setitem__(self, idx, value):
         raise FxadTypeError("traced arrays are immutable: x[idx] = v cannot be traced. Use the "

@@ -16,6 +16,7 @@ stages one `custom_lin` equation, linear in the tangents:
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Callable
 
 import numpy as np
@@ -35,6 +36,42 @@ def _out_avals(fun, avals):
     if key not in cache:
         cache[key] = [ShapedArray(a.shape, a.dtype) for a in stage(fun, avals).out_avals]
     return cache[key]
+
+
+def _signature(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):  # a builtin or C function: positional calls only
+        return None
+
+
+def resolve_args(sig, args, kwargs, name):
+    """The call's arguments as positional ones, defaults filled in (JAX resolves them the
+    same way), so nondiff_argnums and the rules' (primals, tangents) see one layout however
+    the function was called. (A non-numeric default, say a string, must therefore be in
+    nondiff_argnums, as in JAX.)"""
+    if sig is None:
+        if kwargs:
+            raise FxadTypeError(f"'{name}' was called with keyword arguments, but its "
+                                "signature cannot be inspected; pass them positionally")
+        return args
+    if not kwargs and len(args) >= _n_positional(sig):
+        return args
+    try:
+        ba = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise FxadTypeError(f"'{name}'{sig}: {e}") from None
+    ba.apply_defaults()
+    if ba.kwargs:
+        raise FxadTypeError(f"'{name}' got keyword-only arguments {sorted(ba.kwargs)}, which "
+                            "custom rules cannot pass on; make them positional parameters or "
+                            "bind them first with functools.partial")
+    return ba.args
+
+
+def _n_positional(sig):
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+               for p in sig.parameters.values())
 
 
 def _split_nondiff(args, nondiff):
@@ -132,6 +169,7 @@ class custom_jvp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
         self._signatures = {}
+        self._sig = _signature(fun)
         functools.update_wrapper(self, fun)
 
     def defjvp(self, jvp: Callable) -> Callable:
@@ -154,11 +192,12 @@ class custom_jvp:
         self.jvp = jvp
         return rules
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "custom_jvp")
         if self.jvp is None:
             raise FxadTypeError(f"custom_jvp function '{name}' has no JVP rule; define one "
                                 f"with @{name}.defjvp")
+        args = resolve_args(self._sig, args, kwargs, name)
         nd_vals, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(tuple(dyn))
         store = {}
@@ -288,6 +327,7 @@ class custom_vjp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
         self._signatures = {}
+        self._sig = _signature(fun)
         self._check_fwd = True  # off for checkpoint, whose fwd is fun itself
         self._remat = None  # checkpoint's function: its bwd differentiates only what is needed
         functools.update_wrapper(self, fun)
@@ -296,11 +336,12 @@ class custom_vjp:
         self.fwd, self.bwd = fwd, bwd
         return fwd, bwd
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "custom_vjp")
         if self.fwd is None:
             raise FxadTypeError(f"custom_vjp function '{name}' has no rule; define one with "
                                 f"{name}.defvjp(fwd, bwd)")
+        args = resolve_args(self._sig, args, kwargs, name)
         nondiff = self.nondiff_argnums
         nd_vals, dyn = _split_nondiff(args, nondiff)
         leaves, in_tree = tree_flatten(tuple(dyn))
@@ -374,18 +415,16 @@ def checkpoint(fun: Callable, policy: None = None) -> Callable:
         raise NotImplementedError("checkpoint policies are not implemented yet; "
                                   "policy=None recomputes everything inside the function")
 
-    @functools.wraps(fun)
-    def wrapped(*args):
-        return _remat(fun)(*args)
-    return wrapped
-
-
-@functools.lru_cache(maxsize=256)
-def _remat(fun):
+    # Built once per checkpoint() call and owned by the wrapper (no global cache that would
+    # keep user closures alive).
     f = custom_vjp(fun)
     f._check_fwd, f._remat = False, fun
     f.defvjp(lambda *args: (fun(*args), args), None)  # the backward pass is _remat_bwd
-    return f
+
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+        return f(*args, **kwargs)
+    return wrapped
 
 
 def _remat_bwd(fun, full, leaves, ct, needed=None):

@@ -68,19 +68,38 @@ def _float_text(x):
     return "_np.nan" if math.isnan(x) else ("_np.inf" if x > 0 else "-_np.inf")
 
 
+def shared_outputs(jaxpr, inputs=True):
+    """Positions of the outputs that may share memory with a constant or anything a
+    primitive keeps (an inner program's constants), and with `inputs`, with an input: a
+    program returns copies of those, so a caller who updates a result in place changes
+    nothing fxad holds. `jit` returns no view of its inputs either (as JAX); loop and
+    branch bodies may pass their operands through."""
+    external = set(jaxpr.constvars) | (set(jaxpr.invars) if inputs else set())
+    for e in jaxpr.eqns:
+        memory = e.primitive.memory
+        if memory == "any" or (memory == "views" and not external.isdisjoint(e.invars)):
+            external.update(e.outvars)
+    return tuple(i for i, v in enumerate(jaxpr.outvars)
+                 if type(v) is not Literal and v in external)
+
+
 class Compiled:
     """A compiled jaxpr: call it with the jaxpr's inputs; `.source` is what runs."""
 
-    def __init__(self, fn, source, closed):
+    def __init__(self, fn, source, closed, shared=()):
         self.fn = fn
         self.source = source
         self.closed = closed
+        self.shared = shared  # outputs the code copies (see shared_outputs)
 
     def __call__(self, *args):
         if core._nan_hook is not None:  # debug_nans: run equation by equation to name the culprit
             from ..debug import checking
             if checking():
-                return eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
+                outs = eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
+                for i in self.shared:
+                    outs[i] = _copy(outs[i])
+                return outs
         return self.fn(*args)
 
 
@@ -119,8 +138,13 @@ def _eqn_lines(jaxpr, namer, ns, counts, indent):
     return lines
 
 
+def _copy(x):
+    """A private copy of an array result (NumPy and Python scalars are immutable: as is)."""
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
 def _namespace(closed, namer):
-    ns = {"_np": np}
+    ns = {"_np": np, "_copy": _copy}
     for i, (v, c) in enumerate(zip(closed.jaxpr.constvars, closed.consts)):
         ns[f"_c{i}"] = c
         namer.names[v] = f"_c{i}"
@@ -132,16 +156,21 @@ def _exec(source, ns, name):
     return ns[name]
 
 
-def compile_jaxpr(closed, name="_compiled") -> Compiled:
+def compile_jaxpr(closed, name="_compiled", boundary=False) -> Compiled:
+    """`boundary`: the program's results go to the user (jit), so none may be a view of an
+    input either."""
     jaxpr = closed.jaxpr
     namer = Namer()
     ns = _namespace(closed, namer)
     lines = [f"def {name}({', '.join(namer(v) for v in jaxpr.invars)}):"]
     lines += _eqn_lines(jaxpr, namer, ns, {}, "    ")
-    outs = ", ".join(_literal(v) if type(v) is Literal else namer(v) for v in jaxpr.outvars)
+    shared = shared_outputs(jaxpr, inputs=boundary)
+    outs = ", ".join(_literal(v) if type(v) is Literal else
+                     f"_copy({namer(v)})" if i in shared else namer(v)
+                     for i, v in enumerate(jaxpr.outvars))
     lines.append(f"    return ({outs}{',' if len(jaxpr.outvars) == 1 else ''})")
     source = "\n".join(lines)
-    return Compiled(_exec(source, ns, name), source, closed)
+    return Compiled(_exec(source, ns, name), source, closed, shared)
 
 
 def compile_scan_loop(closed, n_consts, n_carry, reverse, name="_scan_loop"):
@@ -176,7 +205,9 @@ def compile_scan_loop(closed, n_consts, n_carry, reverse, name="_scan_loop"):
                      f"{', '.join(outs[:n_carry])},")
     if len(lines) == 1 + len(y_avals) + 1:  # nothing in the loop body
         lines.append("        pass")
-    rets = [f"_k{i}" for i in range(n_carry)] + [f"_y{j}" for j in range(len(y_avals))]
+    shared = shared_outputs(jaxpr, inputs=False)  # carries that may be a body constant
+    rets = [f"_copy(_k{i})" if i in shared else f"_k{i}"
+            for i in range(n_carry)] + [f"_y{j}" for j in range(len(y_avals))]
     lines.append(f"    return [{', '.join(rets)}]")
     source = "\n".join(lines)
     return Compiled(_exec(source, ns, name), source, closed)
@@ -232,10 +263,12 @@ def compiled_scan_for(closed, n_consts, n_carry, reverse):
     return c
 
 
-def compiled_for(closed):
-    """The compiled, simplified program of a closed jaxpr, built once and kept on it."""
-    c = closed.cache.get("compiled")
+def compiled_for(closed, boundary=False):
+    """The compiled, simplified program of a closed jaxpr, built once and kept on it
+    (`boundary`: see compile_jaxpr)."""
+    key = ("compiled", boundary)
+    c = closed.cache.get(key)
     if c is None:
         from .simplify import simplify
-        c = closed.cache["compiled"] = compile_jaxpr(simplify(closed))
+        c = closed.cache[key] = compile_jaxpr(simplify(closed), boundary=boundary)
     return c

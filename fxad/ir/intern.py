@@ -31,6 +31,10 @@ def _canon(x):
         return (type(x),) + tuple(_canon(y) for y in x)
     if isinstance(x, (ClosedJaxpr, Jaxpr)):
         return x  # by identity; the key holds it, so its id cannot be reused
+    if callable(x) and not isinstance(x, type):
+        # A user's function (a custom rule, a callback): a body holding one is not interned,
+        # so this table never keeps user closures (and what they capture) alive.
+        raise _Unhashable
     try:
         hash(x)
     except TypeError:

@@ -1,7 +1,9 @@
 """The jaxpr IR: variables, literals, equations, programs; a type checker and an evaluator."""
 from __future__ import annotations
 
-from ..core import ShapedArray
+import numpy as np
+
+from ..core import BoundedCache, ShapedArray
 from ..errors import JaxprTypeError
 
 
@@ -72,7 +74,7 @@ class ClosedJaxpr:
     def __init__(self, jaxpr: Jaxpr, consts):
         self.jaxpr = jaxpr
         self.consts = list(consts)
-        self.cache = {}
+        self.cache = BoundedCache(64)
 
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
@@ -80,6 +82,17 @@ class ClosedJaxpr:
 
     def __call__(self, *args):
         return eval_jaxpr(self.jaxpr, self.consts, *args)
+
+    def snapshot(self) -> "ClosedJaxpr":
+        """This program with private copies of its array constants. A program that outlives
+        the call that built it (jit's cache, make_jaxpr, vjp's and linearize's functions)
+        keeps the values its constants had when it was traced, as JAX does: a later
+        `W[:] = 0` on a closed-over W, or an update of a returned array that is also a
+        residual, changes nothing."""
+        if not any(type(c) is np.ndarray for c in self.consts):
+            return self
+        return ClosedJaxpr(self.jaxpr, [np.array(c, copy=True) if type(c) is np.ndarray else c
+                                        for c in self.consts])
 
     def __str__(self):
         from .printer import pp_jaxpr

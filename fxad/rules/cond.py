@@ -41,7 +41,7 @@ cond_p.def_abstract_eval(lambda index, *avals, branches: [
 def _split_branches(branches, nonzero):
     """Known and linear branch programs with one residual signature: residual slots for
     every branch, each branch filling its own and zeros elsewhere."""
-    key = ("cond_jvp", tuple(map(id, branches)), tuple(nonzero))
+    key = ("cond_jvp", tuple(branches[1:]), tuple(nonzero))  # objects, not ids: ids get reused
     hit = branches[0].cache.get(key)
     if hit is not None:
         return hit

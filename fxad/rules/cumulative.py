@@ -12,7 +12,7 @@ from .. import lax
 
 
 def _cumulative(name, impl):
-    p = Primitive(name)
+    p = Primitive(name, memory="fresh")
     p.def_impl(lambda x, axis: impl(x, axis=axis))
     p.def_abstract_eval(lambda x, axis: ShapedArray(x.shape, probe_dtype(p, [x], {"axis": 0})
                                                     if x.ndim else x.dtype))
@@ -55,7 +55,7 @@ cumprod_p.jvp = _cumprod_jvp
 def cumprod(x, axis): return cumprod_p.bind(x, axis=norm_axes(x, (axis,), 'cumprod')[0])
 
 
-argsort_p = Primitive("argsort")  # stable, so ties keep their order as in NumPy
+argsort_p = Primitive("argsort", memory="fresh")  # stable, so ties keep their order as in NumPy
 argsort_p.def_impl(lambda x, axis: np.argsort(x, axis=axis, kind="stable"))
 argsort_p.def_abstract_eval(lambda x, axis: ShapedArray(x.shape, np.intp))
 defjvp_zero(argsort_p)
@@ -65,7 +65,7 @@ def argsort(x, axis): return argsort_p.bind(x, axis=norm_axes(x, (axis,), 'argso
 
 # Insertion indices of v into sorted 1-d a (integer, no derivative). Batched v is one call;
 # a batched a (a different sorted sequence per example) counts the elements below each v.
-searchsorted_p = Primitive("searchsorted")
+searchsorted_p = Primitive("searchsorted", memory="fresh")
 searchsorted_p.def_impl(lambda a, v, side: np.searchsorted(a, v, side=side))
 searchsorted_p.def_abstract_eval(lambda a, v, side: ShapedArray(v.shape, np.intp))
 defjvp_zero(searchsorted_p)

@@ -201,7 +201,7 @@ def _dot_general_batch(vals, dims, dimension_numbers):
     return out, len(lb) + len(_free(len(shape_of(lhs)), lc, lb))
 
 
-dot_general_p = Primitive("dot_general")
+dot_general_p = Primitive("dot_general", memory="fresh")
 dot_general_p.def_impl(_dot_general_impl)
 dot_general_p.def_abstract_eval(_dot_general_shape)
 defjvp(dot_general_p,

@@ -22,8 +22,8 @@ from .helpers import (ct_for, defjvp, defjvp_with_output, defjvp_zero, deflinear
 from ..interpreters.batching import defbatch_elementwise
 
 
-def elementwise(name, impl):
-    p = Primitive(name)
+def elementwise(name, impl, memory="fresh"):
+    p = Primitive(name, memory=memory)
     p.def_impl(impl)
     elementwise_shape(p)
     defbatch_elementwise(p)
@@ -110,7 +110,7 @@ deftranspose(div_p, _div_transpose)
 def div(x, y): return div_p.bind(x, y)
 
 
-convert_element_type_p = Primitive("convert_element_type")
+convert_element_type_p = Primitive("convert_element_type", memory="fresh")  # astype copies
 convert_element_type_p.def_impl(lambda x, new_dtype: np.asarray(x).astype(new_dtype))
 convert_element_type_p.def_abstract_eval(
     lambda x, new_dtype: x.__class__(x.shape, new_dtype))
@@ -330,12 +330,12 @@ def fmod(x, y): return fmod_p.bind(x, y)
 
 # --- complex parts (R-linear: transposes follow JAX's convention, grad = d/dx - i d/dy) --------
 
-real_p = elementwise("real", np.real)
+real_p = elementwise("real", np.real, memory="views")
 deflinear(real_p, lambda ct, z: [complex_(ct, mul(ct, 0.0))])
 def real(z): return real_p.bind(z) if _is_complex(z) else z
 
 
-imag_p = elementwise("imag", np.imag)
+imag_p = elementwise("imag", np.imag, memory="views")
 deflinear(imag_p, lambda ct, z: [complex_(mul(ct, 0.0), neg(ct))  # a real z has imag(z) = 0
                                  if z.aval.dtype.kind == "c" else None])
 def imag(z): return imag_p.bind(z)
@@ -382,7 +382,7 @@ defjvp_zero(round_p)
 def round(x, decimals=0): return round_p.bind(x, decimals=int(decimals))
 
 
-stop_gradient_p = elementwise("stop_gradient", lambda x: x)
+stop_gradient_p = elementwise("stop_gradient", lambda x: x, memory="views")
 defjvp_zero(stop_gradient_p)
 def stop_gradient(x): return stop_gradient_p.bind(x)
 

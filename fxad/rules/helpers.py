@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import ShapedArray, avals_key, get_aval, is_float
+from ..core import BoundedCache, ShapedArray, avals_key, get_aval, is_float
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from .. import lax  # resolved at call time (lax imports the rule files)
 
 # --- shape rules ---------------------------------------------------------------------------
 
-_dtype_cache = {}
+_dtype_cache = BoundedCache(4096)
 
 
 def probe_dtype(prim, avals, params):

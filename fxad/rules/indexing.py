@@ -94,7 +94,7 @@ def _layout(spec, ndim):
     return adjacent, (pos[0][1] if adjacent else 0)
 
 
-getitem_p = Primitive("getitem")
+getitem_p = Primitive("getitem", memory="views")
 getitem_p.def_impl(lambda x, *arrays, spec: np.asarray(x)[build_index(spec, arrays)])
 getitem_p.def_abstract_eval(lambda x, *arrays, spec: ShapedArray(
     _indexed_shape(x.shape, spec, [a.shape for a in arrays]), x.dtype))
@@ -180,7 +180,7 @@ def _scatter_add_impl(x, *rest, spec):
     return out
 
 
-scatter_add_p = Primitive("scatter_add")  # scatter_add(x, *arrays, updates): x + S @ updates
+scatter_add_p = Primitive("scatter_add", memory="fresh")  # scatter_add(x, *arrays, updates): x + S @ updates
 scatter_add_p.def_impl(_scatter_add_impl)
 scatter_add_p.def_abstract_eval(lambda x, *rest, spec: ShapedArray(x.shape, x.dtype))
 def _scatter_add_jvp(primals, tangents, spec):

@@ -25,7 +25,7 @@ def ufunc_reduce(ufunc):
 
 
 def reduction(name, impl):
-    p = Primitive(name)
+    p = Primitive(name, memory="fresh")
     p.def_impl(impl)
     p.def_abstract_eval(lambda x, axes, keepdims: ShapedArray(
         reduced_shape(x.shape, axes, keepdims),
@@ -114,7 +114,7 @@ def reduce_prod(x, axes, keepdims=False):
 
 
 def _arg_reduction(name, impl):
-    p = Primitive(name)
+    p = Primitive(name, memory="fresh")
     p.def_impl(lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims))
     p.def_abstract_eval(lambda x, axis, keepdims: ShapedArray(
         reduced_shape(x.shape, (axis,), keepdims), np.intp))

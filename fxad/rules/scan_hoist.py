@@ -33,12 +33,15 @@ def _producers(eqns):
     return {v: e for e in eqns for v in e.outvars}
 
 
+_MISSING = object()
+
+
 def plan_scan(jaxpr: ClosedJaxpr, n_consts: int, n_carry: int):
     """The Plan for a scan body, or None when nothing moves (cached on the jaxpr)."""
     key = ("plan", n_consts, n_carry)
-    if key in jaxpr.cache:
-        return jaxpr.cache[key]
-    jaxpr.cache[key] = plan = _plan(jaxpr, n_consts, n_carry)
+    plan = jaxpr.cache.get(key, _MISSING)
+    if plan is _MISSING:  # (None is a valid, cached answer)
+        jaxpr.cache[key] = plan = _plan(jaxpr, n_consts, n_carry)
     return plan
 
 

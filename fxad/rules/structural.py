@@ -17,7 +17,7 @@ def _same_size(old, new, what):
         raise FxadValueError(f"cannot {what} an array of shape {old} into shape {new}")
 
 
-reshape_p = Primitive("reshape")
+reshape_p = Primitive("reshape", memory="views")
 reshape_p.def_impl(lambda x, new_shape: np.reshape(x, new_shape))
 def _reshape_shape(x, new_shape):
     _same_size(x.shape, new_shape, "reshape")
@@ -33,7 +33,7 @@ def reshape(x, new_shape):
     return reshape_p.bind(x, new_shape=new_shape)
 
 
-transpose_p = Primitive("transpose")
+transpose_p = Primitive("transpose", memory="views")
 transpose_p.def_impl(lambda x, perm: np.transpose(x, perm))
 transpose_p.def_abstract_eval(
     lambda x, perm: ShapedArray(tuple(x.shape[p] for p in perm), x.dtype))
@@ -47,7 +47,7 @@ def transpose(x, perm):
     return transpose_p.bind(x, perm=perm)
 
 
-broadcast_to_p = Primitive("broadcast_to")  # NumPy semantics: new axes on the left
+broadcast_to_p = Primitive("broadcast_to", memory="views")  # NumPy semantics: new axes on the left
 broadcast_to_p.def_impl(lambda x, shape: np.broadcast_to(x, shape))
 def _broadcast_to_shape(x, shape):
     try:
@@ -73,7 +73,7 @@ def broadcast_to(x, shape):
     return broadcast_to_p.bind(x, shape=shape)
 
 
-concatenate_p = Primitive("concatenate")
+concatenate_p = Primitive("concatenate", memory="fresh")
 concatenate_p.def_impl(lambda *xs, axis: np.concatenate(xs, axis))
 def _concatenate_shape(*xs, axis):
     s0 = xs[0].shape
@@ -106,7 +106,7 @@ def concatenate(xs, axis):
     return concatenate_p.bind(*xs, axis=norm_axes(xs[0], (axis,), "concatenate")[0])
 
 
-flip_p = Primitive("flip")
+flip_p = Primitive("flip", memory="views")
 flip_p.def_impl(lambda x, axes: np.flip(x, axes))
 flip_p.def_abstract_eval(lambda x, axes: ShapedArray(x.shape, x.dtype))
 deflinear(flip_p, lambda ct, x, axes: [flip(ct, axes)])
