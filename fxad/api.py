@@ -9,7 +9,8 @@ import numpy as np
 from .core import (_PY_SCALARS, Tracer, check_output, describe_type, get_aval, is_float,
                    new_trace)
 from .errors import FxadTypeError, FxadValueError
-from .interpreters.batching import BatchTrace, broadcast_batched, moveaxis
+from .interpreters.batching import BatchTrace
+from .rules.helpers import broadcast_batched, moveaxis
 from .interpreters.jvp import Zero, jvp_flat
 from .interpreters.partial_eval import linearize_flat
 from .interpreters.transpose import backward_pass

@@ -7,6 +7,7 @@ primitive to the highest-level trace among the arguments' tracers. Each transfor
 """
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -176,24 +177,50 @@ def is_float(dtype) -> bool:
 # Primitives
 # ---------------------------------------------------------------------------------------------
 
+_primitives = []  # every Primitive defined, in order (module-level singletons)
+
+
+def primitives():
+    """Every primitive defined so far (for `python -m fxad rules` and its tests)."""
+    return list(_primitives)
+
+
 class Primitive:
-    """An operation with rules: impl (NumPy), abstract_eval (shape), jvp, transpose, batch.
+    """An operation and its whole story. Rules are registered with the `def_*` methods (or
+    the helpers in fxad/rules/helpers.py, which call them):
+
+      impl            NumPy evaluation                 def_impl(fn)
+      abstract_eval   shape and dtype rule             def_abstract_eval(fn)
+      jvp             forward-mode rule (every one)    def_jvp(fn)
+      transpose       linear primitives only           def_transpose(fn)
+      batch           vmap rule                        def_batch(fn)
+      lowerings       source for jit's code, by backend   def_lowering(fn, inplace=None)
+      simplify        rewrites taken part in, by pass  def_simplify(pass_name, fn)
+      inline          a call primitive's body (jit)    def_inline(fn)
 
     `memory` says what the impl's outputs may share memory with, so compiled programs can
     return results that alias nothing the caller or fxad holds: "fresh" (always newly
     allocated, referenced by nothing else), "views" (may be views of its operands), or
-    "any" (the default: may be anything, e.g. a constant kept by an inner program)."""
+    "any" (the default: may be anything, e.g. a constant kept by an inner program).
+    `effectful` primitives (printing, callbacks) are never folded, merged or dropped."""
 
-    def __init__(self, name, multiple_results=False, memory="any"):
+    def __init__(self, name, multiple_results=False, memory="any", effectful=False):
         self.name = name
         self.multiple_results = multiple_results
         self.memory = memory
+        self.effectful = effectful
         self.linear = False
         self.impl = None
         self.abstract_eval = None
         self.jvp = None
         self.transpose = None
         self.batch = None
+        self.lowerings = {}  # backend -> fn(ctx, args, **params) -> source expression
+        self.inplace = None  # NumPy ufunc name that can write its result into a dead input
+        self.simplify = {}  # pass name -> rule (fxad/ir/simplify.py says what each pass asks)
+        self.inline = None  # params -> the ClosedJaxpr a call primitive runs
+        self.module = sys._getframe(1).f_globals.get("__name__")  # where it was defined
+        _primitives.append(self)
 
     def __repr__(self):
         return self.name
@@ -204,6 +231,37 @@ class Primitive:
 
     def def_abstract_eval(self, rule):
         self.abstract_eval = rule
+        return rule
+
+    def def_jvp(self, rule):
+        self.jvp = rule
+        return rule
+
+    def def_transpose(self, rule):
+        """The transpose rule of a linear primitive (which marks it linear)."""
+        self.linear = True
+        self.transpose = rule
+        return rule
+
+    def def_batch(self, rule):
+        self.batch = rule
+        return rule
+
+    def def_lowering(self, rule, backend="numpy", inplace=None):
+        """`rule(ctx, args, **params)` returns the source of a Python expression computing
+        the result from the argument sources `args` (see fxad/ir/codegen.py for `ctx`).
+        `inplace`: a NumPy ufunc name that can take `out=` (elementwise primitives)."""
+        self.lowerings[backend] = rule
+        if inplace is not None:
+            self.inplace = inplace
+        return rule
+
+    def def_simplify(self, pass_name, rule):
+        self.simplify[pass_name] = rule
+        return rule
+
+    def def_inline(self, rule):
+        self.inline = rule
         return rule
 
     def bind(self, *args, **params):
@@ -222,12 +280,31 @@ class Primitive:
         return self.impl(*args, **params)
 
 
-_nan_hook = None  # set by fxad.debug while NaN checking is on: (prim, args, params) -> out
+# --- NaN checking state (fxad.debug has the user API and the check itself) -------------------
+
+_nan_hook = None  # (prim, args, params) -> out, installed while anything wants checking
+_nan_global = False  # config.debug_nans: every thread
+_nan_lock = threading.Lock()
+_nan_enablers = 0  # the global flag (counts 1) + active debug_nans() blocks in all threads
 
 
-def set_nan_hook(hook):
-    global _nan_hook
-    _nan_hook = hook
+def set_nan_checking(hook, *, global_flag=None, thread_delta=0):
+    """Turn NaN checking on or off for every thread (`global_flag`) or this thread
+    (`thread_delta` = +1 entering a debug_nans block, -1 leaving it). `hook` sits in bind
+    while anything anywhere checks; with nothing checking, bind pays nothing."""
+    global _nan_hook, _nan_global, _nan_enablers
+    with _nan_lock:
+        if global_flag is not None and global_flag != _nan_global:
+            _nan_global = global_flag
+            _nan_enablers += 1 if global_flag else -1
+        _state.nan_depth += thread_delta
+        _nan_enablers += thread_delta
+        _nan_hook = hook if _nan_enablers else None
+
+
+def nan_checking() -> bool:
+    """Is NaN checking on for this thread?"""
+    return _nan_hook is not None and (_nan_global or _state.nan_depth > 0)
 
 
 def missing_rule(kind: str, prim: Primitive):
@@ -259,6 +336,7 @@ class _ThreadState(threading.local):
     def __init__(self):
         self.stack = []
         self.source = None  # the custom rule being run, recorded on staged equations
+        self.nan_depth = 0  # nesting depth of debug_nans() blocks in this thread
 
 
 _state = _ThreadState()

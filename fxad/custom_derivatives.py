@@ -265,7 +265,7 @@ def _custom_vjp_batch(vals, dims, fun, fwd, bwd, name):
 
 
 def _move(x, src, dst):
-    from .interpreters.batching import moveaxis
+    from .rules.helpers import moveaxis
     return moveaxis(x, src, dst)
 
 

@@ -7,11 +7,16 @@ equation none of whose outputs received a cotangent is skipped.
 """
 from __future__ import annotations
 
-from ..core import get_aval, missing_rule
+from ..core import Primitive, get_aval, missing_rule
 from ..errors import FxadTypeError
 from ..ir.jaxpr import Literal
 from .jvp import Zero
-from .. import lax  # resolved at call time (lax imports the rule files)
+
+# Cotangents flowing into one variable are summed with a primitive of their own (JAX's
+# add_any): operands of one shape and dtype, no broadcasting, so it is linear and its
+# transpose is trivial. Declared here, where the backward pass binds it; its rules are a
+# block in fxad/rules/elementwise.py.
+add_any_p = Primitive("add_any", memory="fresh")
 
 
 class UndefinedPrimal:
@@ -83,7 +88,7 @@ def _accumulate(cts, linear, vars_, new):
         if ct is None or type(ct) is Zero or v not in linear:
             continue
         prev = cts.get(v)
-        cts[v] = ct if prev is None else lax.add(prev, ct)
+        cts[v] = ct if prev is None else add_any_p.bind(prev, ct)
 
 
 def _no_transpose(eqn):

@@ -93,13 +93,12 @@ class Compiled:
         self.shared = shared  # outputs the code copies (see shared_outputs)
 
     def __call__(self, *args):
-        if core._nan_hook is not None:  # debug_nans: run equation by equation to name the culprit
-            from ..debug import checking
-            if checking():
-                outs = eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
-                for i in self.shared:
-                    outs[i] = _copy(outs[i])
-                return outs
+        if core._nan_hook is not None and core.nan_checking():
+            # debug_nans: run equation by equation, so the check can name the culprit
+            outs = eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
+            for i in self.shared:
+                outs[i] = _copy(outs[i])
+            return outs
         return self.fn(*args)
 
 

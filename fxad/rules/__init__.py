@@ -1,4 +1,6 @@
-"""The rule tables, one file per family. Importing this package defines every primitive."""
+"""The rule tables, one file per family. Importing this package defines every primitive
+(`ops` imports the families; see fxad/rules/ops.py)."""
+from . import ops  # noqa: F401  (first: the families import it)
 from . import (  # noqa: F401
-    cumulative, dot, elementwise, indexing, linalg_decomp, linalg_solve, reductions, special,
-    structural)
+    cond, cumulative, dot, elementwise, fft, indexing, linalg_decomp, linalg_solve, loops,
+    reductions, special, structural)

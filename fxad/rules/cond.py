@@ -14,14 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, get_aval
-from ..interpreters.batching import bdim_to_front
+from .helpers import bdim_to_front
 from ..interpreters.jvp import Zero, jvp_flat, jvp_jaxpr
 from ..interpreters.partial_eval import partial_eval_jaxpr
 from ..interpreters.transpose import backward_pass, is_undefined
 from ..ir.codegen import compiled_for
 from ..ir.jaxpr import eval_jaxpr
 from ..ir.staging import stage
-from .. import lax
+from . import ops
 
 
 def call(closed):
@@ -126,8 +126,8 @@ def _cond_batch(vals, dims, branches):
     for i in range(1, len(branches)):
         for k in range(n_out):
             nd = len(get_aval(result[k]).shape)
-            pick = lax.reshape(lax.eq(index, i), (n,) + (1,) * (nd - 1))
-            result[k] = lax.select(pick, outs[i][k], result[k])
+            pick = ops.reshape(ops.eq(index, i), (n,) + (1,) * (nd - 1))
+            result[k] = ops.select(pick, outs[i][k], result[k])
     return result, [0] * n_out
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
-from ..interpreters.batching import bdim_to_front, defbatch_unary_axes
+from .helpers import bdim_to_front, defbatch_unary_axes
 from ..interpreters.jvp import Zero, jvp_flat
 from .helpers import defjvp_zero, deflinear, dtype_of, norm_axes, probe_dtype, shape_of
-from .. import lax
+from . import ops
 
 
 def _cumulative(name, impl):
@@ -22,7 +22,7 @@ def _cumulative(name, impl):
 
 cumsum_p = _cumulative("cumsum", np.cumsum)
 # Transpose of a running sum: a running sum from the other end.
-deflinear(cumsum_p, lambda ct, x, axis: [lax.flip(cumsum(lax.flip(ct, (axis,)), axis), (axis,))])
+deflinear(cumsum_p, lambda ct, x, axis: [ops.flip(cumsum(ops.flip(ct, (axis,)), axis), (axis,))])
 def cumsum(x, axis): return cumsum_p.bind(x, axis=norm_axes(x, (axis,), 'cumsum')[0])
 
 
@@ -33,9 +33,9 @@ def _cumprod_by_doubling(x, axis):
     while d < n:
         pre = (slice(None),) * axis
         ones_shape = tuple(d if i == axis else s for i, s in enumerate(shape_of(x)))
-        shifted = lax.concatenate([np.ones(ones_shape, dtype_of(x)),
-                                   lax.getitem(x, pre + (slice(0, n - d),))], axis)
-        x = lax.mul(x, shifted)
+        shifted = ops.concatenate([np.ones(ones_shape, dtype_of(x)),
+                                   ops.getitem(x, pre + (slice(0, n - d),))], axis)
+        x = ops.mul(x, shifted)
         d *= 2
     return x
 
@@ -76,11 +76,11 @@ def _searchsorted_batch(vals, dims, side):
     a, v = bdim_to_front(a, da), bdim_to_front(v, dv) if dv is not None else v
     nb = shape_of(a)[0]
     if dv is None:
-        v = lax.broadcast_to(v, (nb,) + tuple(shape_of(v)))
-    vv = lax.reshape(v, tuple(shape_of(v)) + (1,))                  # (b, ..., 1)
-    aa = lax.reshape(a, (nb,) + (1,) * (len(shape_of(v)) - 1) + (shape_of(a)[1],))
-    below = lax.lt(aa, vv) if side == "left" else lax.le(aa, vv)
-    count = lax.reduce_sum(lax.convert_element_type(below, np.intp), (len(shape_of(v)),), False)
+        v = ops.broadcast_to(v, (nb,) + tuple(shape_of(v)))
+    vv = ops.reshape(v, tuple(shape_of(v)) + (1,))                  # (b, ..., 1)
+    aa = ops.reshape(a, (nb,) + (1,) * (len(shape_of(v)) - 1) + (shape_of(a)[1],))
+    below = ops.lt(aa, vv) if side == "left" else ops.le(aa, vv)
+    count = ops.reduce_sum(ops.convert_element_type(below, np.intp), (len(shape_of(v)),), False)
     return count, 0
 searchsorted_p.batch = _searchsorted_batch
 def searchsorted(a, v, side="left"): return searchsorted_p.bind(a, v, side=side)

@@ -9,10 +9,10 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray
 from ..errors import FxadValueError
-from ..interpreters.batching import bdim_to_front
+from .helpers import bdim_to_front
 from ..interpreters.transpose import aval_of, is_undefined
 from .helpers import defjvp, shape_of
-from .. import lax
+from . import ops
 
 
 def _free(nd, contract, batch):
@@ -139,7 +139,7 @@ def _transpose_lhs(ct, lhs_aval, rhs, dimension_numbers):
         pos[d] = nb + i
     for c_l, c_r in zip(lc, rc):
         pos[c_l] = nb + len(lf) + rc_sorted.index(c_r)
-    return lax.transpose(out, tuple(pos[d] for d in range(nd)))
+    return ops.transpose(out, tuple(pos[d] for d in range(nd)))
 
 
 def _swap(dimension_numbers):
@@ -170,19 +170,19 @@ def _dot_general_transpose(ct, lhs, rhs, dimension_numbers):
     if dimension_numbers == _AB and ranks in _MATMUL_CT_LHS:
         if is_undefined(lhs):
             ct_l = _MATMUL_CT_LHS[ranks](ct, rhs)
-            return [lax.convert_element_type(ct_l, lhs.aval.dtype), None]
-        return [None, lax.convert_element_type(_MATMUL_CT_RHS[ranks](lhs, ct), rhs.aval.dtype)]
+            return [ops.convert_element_type(ct_l, lhs.aval.dtype), None]
+        return [None, ops.convert_element_type(_MATMUL_CT_RHS[ranks](lhs, ct), rhs.aval.dtype)]
     if is_undefined(lhs):
         ct_l = _transpose_lhs(ct, lhs.aval, rhs, dimension_numbers)
-        return [lax.convert_element_type(ct_l, lhs.aval.dtype), None]
+        return [ops.convert_element_type(ct_l, lhs.aval.dtype), None]
     # rhs: the same computation with the operands swapped; ct's layout swaps its free blocks.
     (lc, rc), (lb, rb) = dimension_numbers
     nb = len(lb)
     nlf = len(_free(len(shape_of(lhs)), lc, lb))
     nd = len(shape_of(ct))
     perm = tuple(range(nb)) + tuple(range(nb + nlf, nd)) + tuple(range(nb, nb + nlf))
-    ct_r = _transpose_lhs(lax.transpose(ct, perm), rhs.aval, lhs, _swap(dimension_numbers))
-    return [None, lax.convert_element_type(ct_r, rhs.aval.dtype)]
+    ct_r = _transpose_lhs(ops.transpose(ct, perm), rhs.aval, lhs, _swap(dimension_numbers))
+    return [None, ops.convert_element_type(ct_r, rhs.aval.dtype)]
 
 
 def _dot_general_batch(vals, dims, dimension_numbers):

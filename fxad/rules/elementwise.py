@@ -13,13 +13,13 @@ import operator
 import numpy as np
 import scipy.special
 
-from ..core import _NP_SCALAR_TYPES, Primitive, is_float
+from ..core import _NP_SCALAR_TYPES, Primitive, ShapedArray, is_float
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
-from ..interpreters.transpose import is_undefined
-from .helpers import (ct_for, defjvp, defjvp_with_output, defjvp_zero, deflinear,
-                      dtype_of, elementwise_shape, fit, unbroadcast)
-from ..interpreters.batching import defbatch_elementwise
+from ..interpreters.transpose import add_any_p as transpose_add_any_p, is_undefined
+from .helpers import (batch_size, broadcast_batched, ct_for, defbatch_elementwise, defjvp,
+                      defjvp_with_output, defjvp_zero, deflinear, dtype_of, elementwise_shape,
+                      fit, unbroadcast)
 
 
 def elementwise(name, impl, memory="fresh"):
@@ -73,6 +73,40 @@ add_p = elementwise("add", arithmetic(np.add, "add"))
 defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
 deftranspose(add_p, lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
 def add(x, y): return add_p.bind(x, y)
+
+
+# add_any: the sum of two cotangents of one variable (the backward pass binds it; declared in
+# fxad/interpreters/transpose.py). Same shapes and dtypes on both sides, never broadcast: a
+# mismatch is a rule's bug, caught here rather than summed into a wrong-shaped gradient.
+add_any_p = transpose_add_any_p
+def _add_any_impl(x, y):
+    if np.shape(x) != np.shape(y):
+        raise AssertionError(f"fxad internal error: cotangents of shapes {np.shape(x)} and "
+                             f"{np.shape(y)} for one variable")
+    return np.add(x, y)
+add_any_p.def_impl(_add_any_impl)
+def _add_any_shape(x, y):
+    if x.shape != y.shape or x.dtype != y.dtype:
+        raise AssertionError(f"fxad internal error: cotangents {x.str_short()} and "
+                             f"{y.str_short()} for one variable")
+    return ShapedArray(x.shape, x.dtype)
+add_any_p.def_abstract_eval(_add_any_shape)
+def _add_any_jvp(primals, tangents):
+    ans = add_any(*primals)
+    tx, ty = tangents
+    if type(tx) is Zero or type(ty) is Zero:
+        return ans, (ty if type(tx) is Zero else tx)
+    return ans, add_any(tx, ty)
+add_any_p.def_jvp(_add_any_jvp)
+add_any_p.def_transpose(lambda ct, x, y: [ct if is_undefined(x) else None,
+                                          ct if is_undefined(y) else None])
+def _add_any_batch(vals, dims):
+    if dims[0] == dims[1]:
+        return add_any(*vals), dims[0]
+    n = batch_size(vals, dims)
+    return add_any(*[broadcast_batched(v, d, n) for v, d in zip(vals, dims)]), 0
+add_any_p.def_batch(_add_any_batch)
+def add_any(x, y): return add_any_p.bind(x, y)
 
 
 sub_p = elementwise("sub", arithmetic(np.subtract, "sub"))

@@ -1,4 +1,5 @@
-"""Helpers that make most rule blocks one line. Rules call ops through `lax` at call time."""
+"""Helpers that make most rule blocks one line: shape rules, JVP and transpose helpers, and the
+batching helpers. Rules call other families' primitives through `ops` (the bind wrappers)."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +7,7 @@ import numpy as np
 from ..core import BoundedCache, ShapedArray, avals_key, get_aval, is_float
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
-from .. import lax  # resolved at call time (lax imports the rule files)
+from . import ops  # bind wrappers, resolved at call time (ops imports every rule family)
 
 # --- shape rules ---------------------------------------------------------------------------
 
@@ -95,9 +96,9 @@ def fit(t, like):
     """Broadcast/convert a tangent contribution to the shape and dtype of `like`."""
     ta, la = get_aval(t), get_aval(like)
     if ta.shape != la.shape:
-        t = lax.broadcast_to(t, la.shape)
+        t = ops.broadcast_to(t, la.shape)
     if ta.dtype != la.dtype:
-        t = lax.convert_element_type(t, la.dtype)
+        t = ops.convert_element_type(t, la.dtype)
     return t
 
 
@@ -112,7 +113,7 @@ def defjvp(prim, *rules, with_output=False):
             if rule is None or type(t) is Zero:
                 continue
             c = rule(t, ans, *primals, **params) if with_output else rule(t, *primals, **params)
-            acc = c if acc is None else lax.add(acc, c)
+            acc = c if acc is None else ops.add(acc, c)
         if acc is None:
             return ans, Zero.like(ans)
         return ans, fit(acc, ans) if len(primals) > 1 else acc
@@ -171,15 +172,15 @@ def unbroadcast(ct, aval):
         axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(aval.shape)
                                           if d == 1 and shape[lead + i] != 1)
         if axes:
-            ct = lax.reduce_sum(ct, axes)
+            ct = ops.reduce_sum(ct, axes)
         if shape_of(ct) != aval.shape:
-            ct = lax.reshape(ct, aval.shape)
+            ct = ops.reshape(ct, aval.shape)
     if ca.dtype != aval.dtype:
         if not is_float(aval.dtype):
             return None  # integer operand: no cotangent
         if ca.dtype.kind == "c" and aval.dtype.kind != "c":
-            ct = lax.real(ct)  # a real operand of a complex result: its part of the cotangent
-        ct = lax.convert_element_type(ct, aval.dtype)
+            ct = ops.real(ct)  # a real operand of a complex result: its part of the cotangent
+        ct = ops.convert_element_type(ct, aval.dtype)
     return ct
 
 
@@ -187,3 +188,79 @@ def ct_for(arg, ct):
     """The cotangent for `arg` in a transpose rule: `ct` reduced to its shape if it is a
     linear input, else None."""
     return unbroadcast(ct, arg.aval) if is_undefined(arg) else None
+
+
+# --- batching helpers (they bind structural primitives, so they live with the rules) -------
+
+def ndim_of(x):
+    return len(get_aval(x).shape)
+
+
+def moveaxis(x, src, dst):
+    """Move axis `src` of a value to position `dst` with the transpose primitive."""
+    nd = ndim_of(x)
+    src, dst = src % nd, dst % nd
+    if src == dst:
+        return x
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return ops.transpose(x, tuple(perm))
+
+
+def bdim_to_front(x, d):
+    return x if d == 0 else moveaxis(x, d, 0)
+
+
+def broadcast_batched(x, d, size):
+    """A value with its batch axis at 0, broadcasting an unbatched one to `size`."""
+    if d is None:
+        shape = tuple(x.shape) if hasattr(x, "shape") else get_aval(x).shape
+        return ops.broadcast_to(ops.reshape(x, (1,) + shape), (size,) + shape)
+    return bdim_to_front(x, d)
+
+
+def batch_size(vals, dims):
+    for v, d in zip(vals, dims):
+        if d is not None:
+            return v.shape[d] if hasattr(v, "shape") else get_aval(v).shape[d]
+    raise ValueError("no batched operand")
+
+
+def defbatch_elementwise(prim):
+    """Batching for NumPy-broadcasting primitives: batch axes go to the front and operands
+    are aligned by rank; unbatched operands broadcast as they are."""
+    def rule(vals, dims, **params):
+        ranks = [ndim_of(v) - (d is not None) for v, d in zip(vals, dims)]
+        rank = max(ranks)
+        bd = {d for d in dims if d is not None}
+        if len(bd) == 1:
+            d0 = bd.pop()
+            # Fast path: batched operands agree on rank and axis, unbatched ones are scalars.
+            if all((r == rank) if d is not None else r == 0 for r, d in zip(ranks, dims)):
+                return prim.bind(*vals, **params), d0
+        new = []
+        for v, d, r in zip(vals, dims, ranks):
+            if d is not None:
+                v = bdim_to_front(v, d)
+                if r < rank:
+                    shape = v.shape
+                    v = ops.reshape(v, (shape[0],) + (1,) * (rank - r) + tuple(shape[1:]))
+            new.append(v)
+        return prim.bind(*new, **params), 0
+    prim.batch = rule
+
+
+def defbatch_unary_axes(prim, axes_param="axes"):
+    """Batching for one-operand primitives whose params name axes of the operand (reductions,
+    flip, ...): put the batch axis in front and shift the axes by one."""
+    def rule(vals, dims, **params):
+        (x,), (d,) = vals, dims
+        x = bdim_to_front(x, d)
+        axes = params[axes_param]
+        if isinstance(axes, int):
+            params = dict(params, **{axes_param: axes + 1})
+        else:
+            params = dict(params, **{axes_param: tuple(a + 1 for a in axes)})
+        out = prim.bind(x, **params)
+        return out, 0
+    prim.batch = rule

@@ -20,11 +20,11 @@ import scipy.linalg
 
 from ..core import Primitive, ShapedArray
 from ..errors import FxadTypeError, FxadValueError
-from ..interpreters.batching import batch_size, bdim_to_front, broadcast_batched, ndim_of
+from .helpers import batch_size, bdim_to_front, broadcast_batched, ndim_of
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from .helpers import ct_for, defjvp_zero, dtype_of, shape_of
-from .. import lax
+from . import ops
 
 
 # --- shared helpers (also used by linalg_decomp) -------------------------------------------
@@ -80,12 +80,12 @@ def mT(x):
     """Swap the last two axes."""
     perm = list(range(ndim_of(x)))
     perm[-2], perm[-1] = perm[-1], perm[-2]
-    return lax.transpose(x, tuple(perm))
+    return ops.transpose(x, tuple(perm))
 
 
 def mH(x):
     """The conjugate transpose (mT for real x: conj is then the identity)."""
-    return lax.conj(mT(x))
+    return ops.conj(mT(x))
 
 
 def op(x, trans):
@@ -97,19 +97,19 @@ def mm(a, b):
     """a @ b over equal leading dims; b may be a stack of vectors (one dim fewer than a)."""
     nd = ndim_of(a)
     batch = tuple(range(nd - 2))
-    return lax.dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
+    return ops.dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
 
 
 def tri(x, lower=True, k=0):
     """The lower (upper) triangle of x from diagonal k (-k), as a multiply by a constant."""
     n = shape_of(x)[-1]
     mask = np.tri(n, k=k, dtype=dtype_of(x))
-    return lax.mul(x, mask if lower else mask.T)
+    return ops.mul(x, mask if lower else mask.T)
 
 
 def one_triangle_sym(x, lower=True):
     """The symmetric matrix LAPACK sees when it reads only one triangle of x."""
-    return lax.add(tri(x, lower), mT(tri(x, lower, -1)))
+    return ops.add(tri(x, lower), mT(tri(x, lower, -1)))
 
 
 def one_triangle_herm(x, lower=True):
@@ -117,8 +117,8 @@ def one_triangle_herm(x, lower=True):
     part of its diagonal (Cholesky); the symmetric one for real x."""
     if dtype_of(x).kind != "c":
         return one_triangle_sym(x, lower)
-    strict, re = tri(x, lower, -1), lax.real(x)
-    return lax.add(lax.add(strict, mH(strict)), lax.mul(re, eye_like(re)))
+    strict, re = tri(x, lower, -1), ops.real(x)
+    return ops.add(ops.add(strict, mH(strict)), ops.mul(re, eye_like(re)))
 
 
 def eye_like(x):
@@ -127,7 +127,7 @@ def eye_like(x):
 
 
 def diag_part(x):
-    return lax.reduce_sum(lax.mul(x, eye_like(x)), (ndim_of(x) - 1,))
+    return ops.reduce_sum(ops.mul(x, eye_like(x)), (ndim_of(x) - 1,))
 
 
 def minus_dA_x(tb, dA, x):
@@ -135,7 +135,7 @@ def minus_dA_x(tb, dA, x):
     if dA is None:
         return tb
     d = mm(dA, x)
-    return lax.neg(d) if tb is None else lax.sub(tb, d)
+    return ops.neg(d) if tb is None else ops.sub(tb, d)
 
 
 def nonzero(t):
@@ -160,8 +160,8 @@ def batch_solve(bind, vals, dims):
         s = shape_of(b)
         if len(s) == 2:  # (B, n) vectors -> an (n, B) right-hand side
             return bind(*mats, mT(b)), 1
-        cols = lax.reshape(lax.transpose(b, (1, 0, 2)), (s[1], s[0] * s[2]))
-        return lax.reshape(bind(*mats, cols), (s[1], s[0], s[2])), 1
+        cols = ops.reshape(ops.transpose(b, (1, 0, 2)), (s[1], s[0] * s[2]))
+        return ops.reshape(bind(*mats, cols), (s[1], s[0], s[2])), 1
     return batch_all(bind, vals, dims)
 
 
@@ -175,7 +175,7 @@ def transposed_solve(solve, ct, trans):
     """The transpose of b -> op(A)⁻¹ b applied to ct, given solve(rhs, trans): op(A)⁻ᵀ ct,
     the solve with the other `trans`; for op = ᴴ (trans 2) that is conj(A⁻¹ conj(ct))."""
     if trans == 2:
-        return lax.conj(solve(lax.conj(ct), 0))
+        return ops.conj(solve(ops.conj(ct), 0))
     return solve(ct, 1 - trans)
 
 
@@ -248,10 +248,10 @@ def _lu_factor_jvp(primals, tangents, with_lu_tangent, transposed):
         return [lu, piv], [Zero.like(lu), Zero.like(piv)]
     # A = P L U: Φ = L⁻¹ Pᵀ dA U⁻¹ = L⁻¹ dL + dU U⁻¹ (strictly lower + upper), and
     # L⁻¹ Pᵀ = U A⁻¹, so Φ = U (A⁻¹ dA) U⁻¹ needs no permutation.
-    U, L = tri(lu, False), lax.add(tri(lu, True, -1), eye_like(lu))
+    U, L = tri(lu, False), ops.add(tri(lu, True, -1), eye_like(lu))
     UX = mm(U, lu_solve(a, lu, piv, ta, 0))
     phi = mT(solve_triangular(U, mT(UX), lower=False, trans=1))
-    return [lu, piv], [lax.add(mm(L, tri(phi, True, -1)), mm(tri(phi, False), U)),
+    return [lu, piv], [ops.add(mm(L, tri(phi, True, -1)), mm(tri(phi, False), U)),
                        Zero.like(piv)]
 lu_factor_p.jvp = _lu_factor_jvp
 lu_factor_p.batch = lambda vals, dims, with_lu_tangent, transposed: (
@@ -284,9 +284,9 @@ def lu_reconstruct(lu, piv):
     """a = Pᵀ L U from the factors, differentiable in lu (for a plain (lu, piv) tuple)."""
     n = shape_of(lu)[-1]
     perm = lu_pivots_to_permutation(piv)
-    q = lax.convert_element_type(  # q @ a = a[perm]
-        lax.eq(lax.reshape(perm, shape_of(perm) + (1,)), np.arange(n)), dtype_of(lu))
-    L = lax.add(tri(lu, True, -1), eye_like(lu))
+    q = ops.convert_element_type(  # q @ a = a[perm]
+        ops.eq(ops.reshape(perm, shape_of(perm) + (1,)), np.arange(n)), dtype_of(lu))
+    L = ops.add(tri(lu, True, -1), eye_like(lu))
     return mm(mT(q), mm(L, tri(lu, False)))
 
 
@@ -367,7 +367,7 @@ def _cholesky_jvp(primals, tangents):
     Y = solve_triangular(L, mH(solve_triangular(L, dA, lower=True)), lower=True)
     n = shape_of(L)[-1]
     phi = np.tri(n, k=-1, dtype=dtype_of(L)) + 0.5 * np.eye(n, dtype=dtype_of(L))
-    return L, mm(L, lax.mul(Y, phi))
+    return L, mm(L, ops.mul(Y, phi))
 cholesky_p.jvp = _cholesky_jvp
 cholesky_p.batch = lambda vals, dims: (cholesky(bdim_to_front(vals[0], dims[0])), 0)
 def cholesky(a): return cholesky_p.bind(a)
@@ -392,7 +392,7 @@ cho_solve_p.linear = True
 def _cho_solve_transpose(ct, a, l, b, lower):
     only_b_linear("cho_solve", (a, l, b))
     # Aᵀ = conj(A) for Hermitian A, so A⁻ᵀ ct = conj(A⁻¹ conj(ct)) (A⁻¹ ct for real A).
-    return [None, None, ct_for(b, lax.conj(cho_solve(a, l, lax.conj(ct), lower)))]
+    return [None, None, ct_for(b, ops.conj(cho_solve(a, l, ops.conj(ct), lower)))]
 cho_solve_p.transpose = _cho_solve_transpose
 cho_solve_p.batch = lambda vals, dims, lower: batch_solve(
     lambda *v: cho_solve(*v, lower=lower), vals, dims)
@@ -422,7 +422,7 @@ def _dlogdet(ta, a, lu, piv):
     """tr(A⁻¹ dA) = Σ A⁻ᵀ ∘ dA, with A⁻ᵀ from the factors: O(n²) per tangent."""
     eye = np.broadcast_to(eye_like(lu), shape_of(lu))
     nd = ndim_of(ta)
-    return lax.reduce_sum(lax.mul(ta, lu_solve(a, lu, piv, eye, 1)), (nd - 2, nd - 1))
+    return ops.reduce_sum(ops.mul(ta, lu_solve(a, lu, piv, eye, 1)), (nd - 2, nd - 1))
 
 
 det_p = Primitive("det")  # det(a, lu, piv), lu/piv = lu_factor(a)
@@ -433,7 +433,7 @@ def _det_jvp(primals, tangents):
     ans = det(a, lu, piv)
     if type(ta) is Zero:
         return ans, Zero.like(ans)
-    return ans, lax.mul(_dlogdet(ta, a, lu, piv), ans)  # d det = det tr(A⁻¹ dA)
+    return ans, ops.mul(_dlogdet(ta, a, lu, piv), ans)  # d det = det tr(A⁻¹ dA)
 det_p.jvp = _det_jvp
 det_p.batch = lambda vals, dims: batch_all(lambda *v: det(*v), vals, dims)
 def det(a, lu, piv): return det_p.bind(a, lu, piv)
@@ -453,7 +453,7 @@ def _slogdet_jvp(primals, tangents):
     if dtype_of(sign).kind != "c":  # a real sign is piecewise constant
         return [sign, logdet], [Zero.like(sign), t]
     # log det = log|det| + i arg(det): the real part moves log|det|, the imaginary the phase.
-    return [sign, logdet], [lax.mul(sign, lax.mul(lax.imag(t), 1j)), lax.real(t)]
+    return [sign, logdet], [ops.mul(sign, ops.mul(ops.imag(t), 1j)), ops.real(t)]
 slogdet_p.jvp = _slogdet_jvp
 slogdet_p.batch = lambda vals, dims: batch_all(lambda *v: slogdet(*v), vals, dims, 2)
 def slogdet(a, lu, piv): return slogdet_p.bind(a, lu, piv)

@@ -24,7 +24,8 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, avals_key, get_aval
 from ..errors import FxadTypeError
-from ..interpreters.batching import BatchTracer, broadcast_batched, moveaxis
+from ..interpreters.batching import BatchTracer
+from .helpers import broadcast_batched, moveaxis
 from ..interpreters.jvp import JVPTracer, Zero, jvp_jaxpr
 from ..interpreters.partial_eval import partial_eval_jaxpr
 from ..interpreters.transpose import UndefinedPrimal, aval_of, backward_pass, is_undefined
@@ -34,7 +35,7 @@ from ..ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from ..ir.staging import stage
 from .cond import call, materialize
 from .scan_hoist import bind_scan
-from .. import lax
+from . import ops
 
 
 def _split(xs, *sizes):
@@ -173,7 +174,7 @@ def _scan_transpose(cts, *args, jaxpr, n_consts, n_carry, length, reverse):
         ct_c = [r for r, u in zip(rc, cu) if u]
         # No contribution (e.g. it was hoisted out of the loop): the accumulator passes through.
         return [materialize(r, c.aval) for r, c in zip(rcarry, init)] + \
-            [s if type(c) is Zero else lax.add(s, c) for s, c in zip(acc, ct_c)] + \
+            [s if type(c) is Zero else ops.add(s, c) for s, c in zip(acc, ct_c)] + \
             [materialize(r, a) for r, a in zip([r for r, u in zip(rx, xu) if u], x_slice)]
     in_avals = [get_aval(c) for c in k_consts] + [c.aval for c in init] + lin_c_avals + \
         [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in k_xs] + \
@@ -257,7 +258,7 @@ def _trip_count(args, cond_jaxpr, body_jaxpr, n_cc, n_bc):
     count_cond = stage(lambda *a: eval_jaxpr(cond_jaxpr.jaxpr, [], *a[:n_cc], *a[n_cc + 1:]),
                        cond_jaxpr.in_avals[:n_cc] + [ShapedArray((), np.int64)] +
                        cond_jaxpr.in_avals[n_cc:])
-    count_body = stage(lambda *a: [lax.add(a[n_bc], 1)] +
+    count_body = stage(lambda *a: [ops.add(a[n_bc], 1)] +
                        eval_jaxpr(body_jaxpr.jaxpr, [], *a[:n_bc], *a[n_bc + 1:]),
                        body_jaxpr.in_avals[:n_bc] + [ShapedArray((), np.int64)] +
                        body_jaxpr.in_avals[n_bc:])
@@ -278,7 +279,7 @@ def _guarded_body(cond_jaxpr, body_jaxpr, n_cc, n_bc):
         cc, bc, carry = _split(a, n_cc, n_bc)
         go = eval_jaxpr(cond_jaxpr.jaxpr, [], *cc, *carry)[0]
         new = eval_jaxpr(body_jaxpr.jaxpr, [], *bc, *carry)
-        return [lax.select(go, b, c) for b, c in zip(new, carry)]
+        return [ops.select(go, b, c) for b, c in zip(new, carry)]
     return stage(f, cond_jaxpr.in_avals[:n_cc] + body_jaxpr.in_avals, name="while guarded")
 
 
@@ -335,7 +336,7 @@ def _while_batch(vals, dims, cond_jaxpr, body_jaxpr, n_cc, n_bc):
     avals = lambda xs: [get_aval(x) for x in xs]  # noqa: E731
     # Every example keeps its own predicate: the loop runs while any is true, and the
     # body leaves finished examples unchanged.
-    any_cond = stage(lambda *a: [lax.reduce_max(lax.convert_element_type(
+    any_cond = stage(lambda *a: [ops.reduce_max(ops.convert_element_type(
         vmap(call(cond_jaxpr), in_axes=tuple(ccd) + carry_axes, axis_size=n)(*a)[0],
         np.int8), (0,))], avals(cc) + avals(carry), name="while vmap cond")
     guarded = _guarded_body(cond_jaxpr, body_jaxpr, n_cc, n_bc)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
-from ..interpreters.batching import defbatch_unary_axes
+from .helpers import defbatch_unary_axes
 from ..interpreters.jvp import Zero
 from .helpers import defjvp_zero, deflinear, norm_axes, probe_dtype, shape_of
-from .. import lax
+from . import ops
 
 
 def reduced_shape(shape, axes, keepdims):
@@ -39,12 +39,12 @@ def expand_reduced(y, in_shape, axes, keepdims):
     Leading axes (a full reduction, say) need none: broadcasting adds them back on the left."""
     if keepdims or axes == tuple(range(len(axes))):
         return y
-    return lax.reshape(y, reduced_shape(in_shape, axes, True))
+    return ops.reshape(y, reduced_shape(in_shape, axes, True))
 
 
 reduce_sum_p = reduction("reduce_sum", ufunc_reduce(np.add))
 deflinear(reduce_sum_p, lambda ct, x, axes, keepdims: [
-    lax.broadcast_to(expand_reduced(ct, x.aval.shape, axes, keepdims), x.aval.shape)])
+    ops.broadcast_to(expand_reduced(ct, x.aval.shape, axes, keepdims), x.aval.shape)])
 def reduce_sum(x, axes, keepdims=False):
     return reduce_sum_p.bind(x, axes=norm_axes(x, axes, 'reduce_sum'), keepdims=keepdims)
 
@@ -56,10 +56,10 @@ def _extremum_jvp(prim):
         ans = prim.bind(x, axes=axes, keepdims=keepdims)
         if type(t) is Zero:
             return ans, Zero.like(ans)
-        at = lax.convert_element_type(lax.eq(x, expand_reduced(ans, shape_of(x), axes, keepdims)),
+        at = ops.convert_element_type(ops.eq(x, expand_reduced(ans, shape_of(x), axes, keepdims)),
                                       ans.dtype)
         count = reduce_sum(at, axes, keepdims)
-        return ans, lax.div(reduce_sum(lax.mul(t, at), axes, keepdims), count)
+        return ans, ops.div(reduce_sum(ops.mul(t, at), axes, keepdims), count)
     prim.jvp = jvp
 
 
@@ -81,11 +81,11 @@ def _prod_by_halving(x):
     while x.shape[0] > 1:
         n = x.shape[0]
         if n % 2:
-            x = lax.concatenate([x, lax.broadcast_to(np.ones((1,) * x.ndim, x.dtype),
+            x = ops.concatenate([x, ops.broadcast_to(np.ones((1,) * x.ndim, x.dtype),
                                                      (1,) + tuple(x.shape[1:]))], 0)
             n += 1
-        x = lax.mul(lax.getitem(x, slice(0, n // 2)), lax.getitem(x, slice(n // 2, n)))
-    return lax.reshape(x, tuple(x.shape[1:]))
+        x = ops.mul(ops.getitem(x, slice(0, n // 2)), ops.getitem(x, slice(n // 2, n)))
+    return ops.reshape(x, tuple(x.shape[1:]))
 
 
 def _reduce_prod_jvp(primals, tangents, axes, keepdims):
@@ -101,10 +101,10 @@ def _reduce_prod_jvp(primals, tangents, axes, keepdims):
         tuple(shape[i] for i in rest)
 
     def flat_prod(v):
-        return _prod_by_halving(lax.reshape(lax.transpose(v, perm), flat_shape))
+        return _prod_by_halving(ops.reshape(ops.transpose(v, perm), flat_shape))
     _, (dt,) = jvp_flat(lambda v: [flat_prod(v)], [x], [t], name="reduce_prod jvp")
     return ans, (Zero.like(ans) if type(dt) is Zero
-                 else lax.reshape(dt, shape_of(ans)) if keepdims else dt)
+                 else ops.reshape(dt, shape_of(ans)) if keepdims else dt)
 
 
 reduce_prod_p = reduction("reduce_prod", ufunc_reduce(np.multiply))

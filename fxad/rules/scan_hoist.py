@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..ir.jaxpr import ClosedJaxpr, Jaxpr, Literal
 from ..ir.simplify import live_eqns
+from . import ops
 
 
 class Plan:
@@ -61,7 +62,7 @@ def _plan(jaxpr, n_consts, n_carry):
     accum = {}  # carry index -> the per-step value it adds up (one that is stacked anyway)
     for i in range(n_carry):
         e = prod.get(carry_out[i])
-        if i in fixed or e is None or e.primitive.name != "add" or \
+        if i in fixed or e is None or e.primitive.name not in ("add", "add_any") or \
                 readers.get(carry_v[i]) != [e] or carry_v[i] in j.outvars or \
                 carry_out[i] in readers or carry_out[i] in ys_out:
             continue
@@ -180,7 +181,6 @@ def bind_scan(consts, init, xs, jaxpr, length, reverse):
     if plan is None:
         return scan_p.bind(*consts, *init, *xs, jaxpr=jaxpr, n_consts=len(consts),
                            n_carry=len(init), length=length, reverse=reverse)
-    from .. import lax
     from ..api import vmap
     from .cond import call
 
@@ -206,8 +206,8 @@ def bind_scan(consts, init, xs, jaxpr, length, reverse):
         if i in plan.fixed:
             out_carry.append(c)
         elif i in plan.accum:
-            total = lax.reduce_sum(ys[plan.n_ys + plan.accum.index(i)], (0,))
-            out_carry.append(lax.add(c, total))
+            total = ops.reduce_sum(ys[plan.n_ys + plan.accum.index(i)], (0,))
+            out_carry.append(ops.add(c, total))
         else:
             out_carry.append(next(it))
     return out_carry + ys[:plan.n_ys]

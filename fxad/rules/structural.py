@@ -5,11 +5,11 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray
 from ..errors import FxadValueError
-from ..interpreters.batching import (bdim_to_front, batch_size, broadcast_batched,
+from .helpers import (bdim_to_front, batch_size, broadcast_batched,
                                      defbatch_unary_axes)
 from ..interpreters.transpose import aval_of, is_undefined
 from .helpers import deflinear, norm_axes, shape_of, unbroadcast
-from .. import lax
+from . import ops
 
 
 def _same_size(old, new, what):
@@ -92,7 +92,7 @@ def _concatenate_transpose(ct, *xs, axis):
         n = aval_of(x).shape[axis]
         if is_undefined(x):
             idx = (slice(None),) * axis + (slice(start, start + n),)
-            out.append(unbroadcast(lax.getitem(ct, idx), x.aval))  # back to x's dtype
+            out.append(unbroadcast(ops.getitem(ct, idx), x.aval))  # back to x's dtype
         else:
             out.append(None)
         start += n
