@@ -13,7 +13,7 @@ from .interpreters.batching import BatchTrace
 from .rules.helpers import broadcast_batched, moveaxis
 from .interpreters.jvp import Zero, jvp_flat
 from .interpreters.partial_eval import linearize_flat
-from .interpreters.transpose import backward_pass
+from .interpreters.transpose import backward_pass, vjp_flat
 from .ir.jaxpr import ClosedJaxpr, eval_jaxpr
 from .ir.staging import stage
 from .tree_util import broadcast_prefix, tree_flatten, tree_unflatten
@@ -162,18 +162,6 @@ def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
 
 # --- reverse mode -----------------------------------------------------------------------------
 
-def _vjp_flat(fun, flat_p):
-    """Linearize, and return (outputs, pullback of flat output cotangents)."""
-    outs, lin = linearize_flat(fun, flat_p)
-
-    def pullback(flat_ct):
-        cts = [ct for ct, m in zip(flat_ct, lin.out_mask) if m]
-        cts_in = iter(backward_pass(lin.jaxpr.jaxpr, lin.jaxpr.consts, cts))
-        return [_result(next(cts_in)) if m else np.zeros(a.shape, a.dtype)
-                for a, m in zip(lin.in_avals, lin.in_mask)]
-    return outs, pullback, lin
-
-
 def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """(f(*primals), f_vjp[, aux]); f_vjp(ct) returns a tuple with one cotangent per primal."""
     _check_callable("vjp", f)
@@ -186,7 +174,7 @@ def _vjp_leaves(f, flat_p, tree_p, has_aux, name, snapshot=False):
     `snapshot`, f_vjp (which outlives the call) keeps private copies of its residuals; grad
     and jacrev use it at once and need none."""
     fun, store = _flat_fun(f, tree_p, has_aux, name)
-    outs, pullback, lin = _vjp_flat(fun, flat_p)
+    outs, pullback, lin = vjp_flat(fun, flat_p)
     if snapshot:
         lin.jaxpr = lin.jaxpr.snapshot()
     out, aux = _split_aux(outs, store, has_aux)
@@ -202,7 +190,8 @@ def _vjp_leaves(f, flat_p, tree_p, has_aux, name, snapshot=False):
         return trusted([_leaf(c) for c in flat_ct])
 
     def trusted(flat_ct):  # flat cotangents known to match the outputs (grad's own ones)
-        return tree_unflatten(tree_p, pullback(flat_ct + [Zero(a) for a in lin.out_avals[n_out:]]))
+        cts = pullback(flat_ct + [Zero(a) for a in lin.out_avals[n_out:]])
+        return tree_unflatten(tree_p, [_result(c) for c in cts])
     f_vjp._trusted = trusted
     return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 

@@ -2,7 +2,8 @@
 
 Python functions are staged into jaxprs; constants they close over (arrays, or values being
 differentiated by an outer transformation) are hoisted into explicit operands, so the
-primitives in fxad/rules/cond.py and loops.py see every input that can carry a derivative.
+primitives in fxad/rules/cond.py, scan.py and while_loop.py see every input that can carry a
+derivative.
 """
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from .ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from .ir.intern import intern
 from .ir.staging import stage
 from .rules.cond import cond_p
-from .rules.loops import while_p
-from .rules.scan_hoist import bind_scan
+from .rules.scan import bind_scan
+from .rules.while_loop import while_p
 from .tree_util import tree_flatten, tree_unflatten
-from . import lax
+from .rules import ops
 
 
 def _leaf(x):
@@ -86,9 +87,9 @@ def _switch(index, branches, operands, names):
             lambda *a, j=j, i=i: eval_jaxpr(j.jaxpr, [], *a[offs[i]:offs[i + 1]],
                                             *a[offs[-1]:]),
             const_avals + avals, name=f"branch {i}"))
-    index = lax.convert_element_type(index, np.int64) if not isinstance(index, int) \
+    index = ops.convert_element_type(index, np.int64) if not isinstance(index, int) \
         else np.int64(index)
-    index = lax.min(lax.max(index, 0), len(branches) - 1)
+    index = ops.min(ops.max(index, 0), len(branches) - 1)
     outs = cond_p.bind(index, *all_consts, *leaves, branches=tuple(jaxprs))
     return tree_unflatten(traced[0][2], outs)
 
@@ -98,7 +99,7 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     if get_aval(pred).shape != ():
         raise FxadTypeError(f"cond needs a scalar predicate, got shape {get_aval(pred).shape}; "
                             "for elementwise choice use fxad.numpy.where")
-    return _switch(lax.convert_element_type(lax.ne(pred, 0), np.int64),
+    return _switch(ops.convert_element_type(ops.ne(pred, 0), np.int64),
                    [false_fun, true_fun], operands, ["false_fun", "true_fun"])
 
 
@@ -189,7 +190,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         carry, _ = _scan(lambda v, i: (body_fun(i, v), None), init_val,
                          np.arange(lo, max(hi, lo)), None, False, "fori_loop")
         return carry
-    _, val = while_loop(lambda c: lax.lt(c[0], upper),
-                        lambda c: (lax.add(c[0], 1), body_fun(c[0], c[1])),
-                        (lax.convert_element_type(lower, np.int64), init_val))
+    _, val = while_loop(lambda c: ops.lt(c[0], upper),
+                        lambda c: (ops.add(c[0], 1), body_fun(c[0], c[1])),
+                        (ops.convert_element_type(lower, np.int64), init_val))
     return val

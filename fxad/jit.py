@@ -1,12 +1,8 @@
 """jit: stage a function to a jaxpr once per signature, simplify it, generate NumPy code.
 
-A jitted call is the primitive `jit` (a call primitive whose parameter is the jaxpr), so every
-transformation understands it:
-  impl       run the compiled program
-  JVP        the JVP of the body, split by partial evaluation into a known program (primal
-             outputs + residuals, compiled and run now) and an unknown, linear one (tangents)
-  transpose  the backward pass of the (linear) body
-  batching   the vmap of the body, staged and compiled as a new jitted program
+A jitted call is the call primitive `jit` (fxad/rules/call.py), whose parameter is the staged
+program, so every transformation understands it. This module is the user-facing decorator:
+signatures, static arguments, the caches.
 """
 from __future__ import annotations
 
@@ -16,78 +12,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .core import (_PY_SCALARS, BoundedCache, Primitive, ShapedArray, Tracer, avals_key,
-                   check_output, get_aval)
+from .core import _PY_SCALARS, BoundedCache, Tracer, avals_key, check_output, get_aval
 from .errors import FxadTypeError, FxadValueError
-from .interpreters.jvp import Zero, jvp_jaxpr
-from .interpreters.partial_eval import partial_eval_jaxpr
-from .interpreters.transpose import backward_pass, is_undefined
 from .ir.codegen import compiled_for
-from .ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from .ir.jaxpr import ClosedJaxpr, Jaxpr
 from .ir.staging import stage
+from .rules.call import jit_p
 from .tree_util import tree_flatten, tree_unflatten
-
-jit_p = Primitive("jit", multiple_results=True)
-jit_p.def_impl(lambda *args, jaxpr, name: list(compiled_for(jaxpr, boundary=True)(*args)))
-jit_p.def_abstract_eval(lambda *avals, jaxpr, name: [ShapedArray(a.shape, a.dtype)
-                                                     for a in jaxpr.out_avals])
-
-
-def _call(jaxpr):
-    return lambda *args: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
-
-
-def _jvp_split(jaxpr, nonzero):
-    """(known, unknown, out_nonzero, n_res) for the JVP of `jaxpr` with tangents for the
-    inputs marked in `nonzero`; cached on the jaxpr."""
-    key = ("jvp", tuple(nonzero))
-    hit = jaxpr.cache.get(key)
-    if hit is None:
-        jvp_closed, out_nz = jvp_jaxpr(jaxpr, nonzero)
-        n, n_out = len(jaxpr.in_avals), len(jaxpr.out_avals)
-        known, unknown, out_unknown, n_res = partial_eval_jaxpr(
-            jvp_closed, [False] * n + [True] * sum(nonzero),
-            [False] * n_out + [True] * sum(out_nz))
-        if any(out_unknown[:n_out]):  # a rule bug, not a user error: say so plainly
-            raise AssertionError("fxad internal error: in the JVP of a jitted function a "
-                                 "primal output depends on a tangent")
-        hit = jaxpr.cache[key] = (known, unknown, out_nz, n_res)
-    return hit
-
-
-def _jit_jvp(primals, tangents, jaxpr, name):
-    nonzero = [type(t) is not Zero for t in tangents]
-    known, unknown, out_nz, n_res = _jvp_split(jaxpr, nonzero)
-    res = jit_p.bind(*primals, jaxpr=known, name=name)
-    n_out = len(res) - n_res
-    outs, residuals = res[:n_out], res[n_out:]
-    nz_tangents = [t for t in tangents if type(t) is not Zero]
-    touts = iter(jit_p.bind(*residuals, *nz_tangents, jaxpr=unknown, name=name + "_lin")
-                 if unknown.jaxpr.outvars else [])
-    return outs, [next(touts) if nz else Zero(get_aval(o)) for o, nz in zip(outs, out_nz)]
-
-
-def _jit_transpose(cts, *args, jaxpr, name):
-    cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, cts, args=list(args))
-    return [ct if is_undefined(a) else None for ct, a in zip(cts_in, args)]
-
-
-def _jit_batch(vals, dims, jaxpr, name):
-    from .api import vmap
-    key = ("vmap", tuple(dims), tuple(get_aval(v).shape for v in vals))
-    batched = jaxpr.cache.get(key)
-    if batched is None:
-        batched = jaxpr.cache[key] = stage(
-            lambda *a: vmap(_call(jaxpr), in_axes=tuple(dims))(*a),
-            [get_aval(v) for v in vals], name="jit vmap")
-    return jit_p.bind(*vals, jaxpr=batched, name=name), [0] * len(jaxpr.out_avals)
-
-
-jit_p.jvp = _jit_jvp
-jit_p.linear = True  # linear in the inputs that a linear program passes it (see transpose)
-jit_p.transpose = _jit_transpose
-jit_p.batch = _jit_batch
-
 
 # --- the user-facing decorator ----------------------------------------------------------------
 

@@ -7,10 +7,13 @@ equation none of whose outputs received a cotangent is skipped.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core import Primitive, get_aval, missing_rule
 from ..errors import FxadTypeError
 from ..ir.jaxpr import Literal
 from .jvp import Zero
+from .partial_eval import linearize_flat
 
 # Cotangents flowing into one variable are summed with a primitive of their own (JAX's
 # add_any): operands of one shape and dtype, no broadcasting, so it is linear and its
@@ -103,3 +106,21 @@ def _no_transpose(eqn):
 
 def _read(env, v):
     return v.val if type(v) is Literal else env[v]
+
+
+def vjp_flat(fun, primals, name="vjp"):
+    """Reverse mode of a flat function: linearize, then transpose. Returns (outputs, pullback,
+    Linearized), where pullback(output cotangents, None or Zero for none) gives one cotangent
+    per input (zeros for inputs that cannot carry one)."""
+    outs, lin = linearize_flat(fun, primals, name)
+
+    def pullback(cts_out):
+        cts = [ct for ct, m in zip(cts_out, lin.out_mask) if m]
+        cts_in = iter(backward_pass(lin.jaxpr.jaxpr, lin.jaxpr.consts, cts))
+        return [_instantiate(next(cts_in), a) if m else np.zeros(a.shape, a.dtype)
+                for a, m in zip(lin.in_avals, lin.in_mask)]
+    return outs, pullback, lin
+
+
+def _instantiate(ct, aval):
+    return np.zeros(aval.shape, aval.dtype) if type(ct) is Zero else ct

@@ -204,6 +204,31 @@ def _dot_general_batch(vals, dims, dimension_numbers):
 dot_general_p = Primitive("dot_general", memory="fresh")
 dot_general_p.def_impl(_dot_general_impl)
 dot_general_p.def_abstract_eval(_dot_general_shape)
+def _dot_general_lowering(ctx, args, dimension_numbers):
+    """The matrix-product forms as operators, for the ranks the equation has (the impl picks
+    the same forms at run time); other contractions call the impl."""
+    form = fast_form(dimension_numbers, *ctx.ranks)
+    a, b = args
+    return {"ab": f"{a} @ {b}", "abT": f"{a} @ {b}.T", "aTb": f"{a}.T @ {b}",
+            "outer": f"_np.multiply.outer({a}, {b})"}.get(form)
+dot_general_p.def_lowering(_dot_general_lowering)
+def _dot_general_diagonal(e, ctx):
+    """Staged twin of the impl's `diagonal_of`: a product with a tracked diagonal matrix
+    (see fxad/ir/simplify.py's diagonal pass) is a scaling of rows or columns."""
+    out = e.outvars[0].aval
+    (lc, rc), (lb, _) = e.params["dimension_numbers"]
+    a, b = e.invars
+    if lb or len(lc) != 1:
+        return
+    da, db = ctx.diagonal(a), ctx.diagonal(b)
+    if da is not None and b.aval.dtype == out.dtype and rc == (0,) and b.aval.shape:
+        if da.aval.shape:  # diag(v) @ B: scale B's rows
+            shape = da.aval.shape + (1,) * (len(b.aval.shape) - 1)
+            da = ctx.emit(ops.reshape_p, [da], shape, out.dtype, new_shape=shape)
+        ctx.replace(e.outvars[0], ctx.emit(ops.mul_p, [da, b], out.shape, out.dtype))
+    elif db is not None and a.aval.dtype == out.dtype and lc == (len(a.aval.shape) - 1,):
+        ctx.replace(e.outvars[0], ctx.emit(ops.mul_p, [a, db], out.shape, out.dtype))
+dot_general_p.def_simplify("diagonal", _dot_general_diagonal)
 defjvp(dot_general_p,
        lambda t, lhs, rhs, dimension_numbers: dot_general(t, rhs, dimension_numbers),
        lambda t, lhs, rhs, dimension_numbers: dot_general(lhs, t, dimension_numbers))

@@ -19,15 +19,25 @@ from ..interpreters.jvp import Zero
 from ..interpreters.transpose import add_any_p as transpose_add_any_p, is_undefined
 from .helpers import (batch_size, broadcast_batched, ct_for, defbatch_elementwise, defjvp,
                       defjvp_with_output, defjvp_zero, deflinear, dtype_of, elementwise_shape,
-                      fit, unbroadcast)
+                      fit, forward_if_same_type, forward_unit, unbroadcast)
 
 
 def elementwise(name, impl, memory="fresh"):
+    """A NumPy-broadcasting primitive: impl, the shared shape and batching rules, and, for a
+    ufunc impl, its lowering (`_np.sin(a)`; the ufunc may write into a dead input)."""
     p = Primitive(name, memory=memory)
     p.def_impl(impl)
     elementwise_shape(p)
     defbatch_elementwise(p)
+    if isinstance(impl, np.ufunc):
+        p.def_lowering(lambda ctx, args: f"{ctx.name(impl, name)}({', '.join(args)})",
+                       inplace=impl if impl.nout == 1 else None)
     return p
+
+
+def infix(symbol):
+    """The lowering of add/sub/mul/div: the operator, as a NumPy user writes it."""
+    return lambda ctx, args: f"{args[0]} {symbol} {args[1]}"
 
 
 _NP_VALUES = _NP_SCALAR_TYPES | {np.ndarray}
@@ -70,6 +80,8 @@ def neg(x): return neg_p.bind(x)
 
 
 add_p = elementwise("add", arithmetic(np.add, "add"))
+add_p.def_lowering(infix("+"), inplace=np.add)
+add_p.def_simplify("forward", forward_unit(0, commutes=True))
 defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
 deftranspose(add_p, lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
 def add(x, y): return add_p.bind(x, y)
@@ -106,10 +118,13 @@ def _add_any_batch(vals, dims):
     n = batch_size(vals, dims)
     return add_any(*[broadcast_batched(v, d, n) for v, d in zip(vals, dims)]), 0
 add_any_p.def_batch(_add_any_batch)
+add_any_p.def_lowering(infix("+"), inplace=np.add)
 def add_any(x, y): return add_any_p.bind(x, y)
 
 
 sub_p = elementwise("sub", arithmetic(np.subtract, "sub"))
+sub_p.def_lowering(infix("-"), inplace=np.subtract)
+sub_p.def_simplify("forward", forward_unit(0, commutes=False))
 defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 deftranspose(sub_p, lambda ct, x, y: [ct_for(x, ct),
                                       unbroadcast(neg(ct), y.aval) if is_undefined(y) else None])
@@ -122,6 +137,26 @@ def _nonlinear(name):
 
 
 mul_p = elementwise("mul", arithmetic(np.multiply, "mul"))
+mul_p.def_lowering(infix("*"), inplace=np.multiply)
+mul_p.def_simplify("forward", forward_unit(1, commutes=True))
+def _mul_diagonal(e, ctx):
+    """eye(n) * v, or a tracked diagonal times a vector or scalar, is a diagonal matrix."""
+    out = e.outvars[0].aval
+    if len(out.shape) != 2 or out.shape[0] != out.shape[1]:
+        return
+    n = out.shape[0]
+    for a, b in (e.invars, e.invars[::-1]):
+        if b.aval.shape not in ((), (n,)) or b.aval.dtype != out.dtype:
+            continue
+        v = ctx.diagonal(a)
+        if v is not None:
+            shape = (n,) if (n,) in (v.aval.shape, b.aval.shape) else ()
+            ctx.diag[e.outvars[0]] = ctx.emit(mul_p, [v, b], shape, out.dtype)
+            return
+        if ctx.is_identity(a, n):
+            ctx.diag[e.outvars[0]] = b
+            return
+mul_p.def_simplify("diagonal", _mul_diagonal)
 defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
 def _mul_transpose(ct, x, y):
     if is_undefined(x) and is_undefined(y):
@@ -134,6 +169,8 @@ def mul(x, y): return mul_p.bind(x, y)
 
 
 div_p = elementwise("div", arithmetic(np.true_divide, "truediv"))
+div_p.def_lowering(infix("/"), inplace=np.true_divide)
+div_p.def_simplify("forward", forward_unit(1, commutes=False))
 defjvp_with_output(div_p, lambda t, ans, x, y: div(t, y),
                    lambda t, ans, x, y: mul(t, neg(div(ans, y))))
 def _div_transpose(ct, x, y):
@@ -146,6 +183,7 @@ def div(x, y): return div_p.bind(x, y)
 
 convert_element_type_p = Primitive("convert_element_type", memory="fresh")  # astype copies
 convert_element_type_p.def_impl(lambda x, new_dtype: np.asarray(x).astype(new_dtype))
+convert_element_type_p.def_simplify("forward", forward_if_same_type)
 convert_element_type_p.def_abstract_eval(
     lambda x, new_dtype: x.__class__(x.shape, new_dtype))
 def _convert_jvp(primals, tangents, new_dtype):
@@ -168,6 +206,7 @@ def convert_element_type(x, new_dtype):
 
 
 select_p = elementwise("select", np.where)  # select(pred, on_true, on_false) = np.where
+select_p.def_lowering(lambda ctx, args: f"_np.where({', '.join(args)})")
 def _select_jvp(primals, tangents):
     pred, a, b = primals
     _, ta, tb = tangents
@@ -193,6 +232,7 @@ def _integer_pow_impl(x, y):
         return np.power(np.asarray(x, float), y)
     return np.power(x, y)
 integer_pow_p = elementwise("integer_pow", _integer_pow_impl)
+integer_pow_p.def_lowering(lambda ctx, args, y: f"_np.square({args[0]})" if y == 2 else None)
 defjvp(integer_pow_p, lambda t, x, y: (
     t if y == 1 else mul(t, 0.0) if y == 0 else
     mul(t, mul(y, x if y == 2 else integer_pow(x, y - 1)))))
@@ -417,6 +457,7 @@ def round(x, decimals=0): return round_p.bind(x, decimals=int(decimals))
 
 
 stop_gradient_p = elementwise("stop_gradient", lambda x: x, memory="views")
+stop_gradient_p.def_lowering(lambda ctx, args: args[0])  # compiled code has no derivatives
 defjvp_zero(stop_gradient_p)
 def stop_gradient(x): return stop_gradient_p.bind(x)
 

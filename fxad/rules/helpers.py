@@ -158,6 +158,32 @@ def deflinear(prim, transpose_rule, linear_args=None):
     prim.transpose = transpose_rule
 
 
+# --- simplification helpers (rules for fxad/ir/simplify.py's "forward" pass) ----------------
+
+def forward_if_same_type(eqn, known):
+    """A shape-moving or converting equation whose output has its input's type (a same-shape
+    reshape or broadcast, a same-dtype conversion) returns the input unchanged."""
+    x = eqn.invars[0]
+    return x if x.aval == eqn.outvars[0].aval else None
+
+
+def forward_unit(unit, commutes):
+    """x op unit -> x (and unit op x -> x if `commutes`), when the output has exactly x's
+    shape and dtype: x*1, x/1, x+0, x-0. They hold for NaN and inf too; `x*0` is NEVER
+    folded (inf*0 and NaN*0 are NaN, and a derivative program must propagate them)."""
+    from ..ir.simplify import is_all
+
+    def rule(eqn, known):
+        x, y = eqn.invars
+        out = eqn.outvars[0].aval
+        if is_all(known(y), unit) and x.aval == out:
+            return x
+        if commutes and is_all(known(x), unit) and y.aval == out:
+            return y
+        return None
+    return rule
+
+
 # --- transpose helpers ---------------------------------------------------------------------
 
 def unbroadcast(ct, aval):
@@ -264,3 +290,14 @@ def defbatch_unary_axes(prim, axes_param="axes"):
         out = prim.bind(x, **params)
         return out, 0
     prim.batch = rule
+
+
+def batched_at_0(fun, args, dims, axis_size=None):
+    """fun (flat arguments -> list of outputs) vmapped over `dims`, every output with its
+    batch axis in front (shared outputs broadcast): what rules that run bodies or user
+    functions batched (control flow, custom rules) agree on."""
+    from ..interpreters.batching import vmap_flat
+    n = axis_size if axis_size is not None else \
+        next(get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+    outs, out_dims = vmap_flat(fun, list(args), list(dims), n)
+    return [broadcast_batched(o, d, n) for o, d in zip(outs, out_dims)]

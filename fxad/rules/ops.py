@@ -18,6 +18,8 @@ from .indexing import getitem, scatter_add  # noqa: F401
 from .dot import dot_general  # noqa: F401
 from .cumulative import argsort, cumprod, cumsum, searchsorted  # noqa: F401
 from .convolve import convolve  # noqa: F401
+from .elementwise import mul_p  # noqa: F401  (for rules that stage equations directly)
+from .structural import reshape_p  # noqa: F401
 
 __all__ = [
     "abs", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",

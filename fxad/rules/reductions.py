@@ -24,9 +24,12 @@ def ufunc_reduce(ufunc):
     return lambda x, axes, keepdims: ufunc.reduce(x, axes, keepdims=keepdims)
 
 
-def reduction(name, impl):
+def reduction(name, ufunc):
+    """A reduction by a ufunc over static axes: impl and lowering are the ufunc's reduce."""
     p = Primitive(name, memory="fresh")
-    p.def_impl(impl)
+    p.def_impl(ufunc_reduce(ufunc))
+    p.def_lowering(lambda ctx, args, axes, keepdims:
+                   f"_np.{ufunc.__name__}.reduce({args[0]}, {axes!r}, keepdims={keepdims})")
     p.def_abstract_eval(lambda x, axes, keepdims: ShapedArray(
         reduced_shape(x.shape, axes, keepdims),
         probe_dtype(p, [x], dict(axes=axes, keepdims=keepdims))))
@@ -42,7 +45,7 @@ def expand_reduced(y, in_shape, axes, keepdims):
     return ops.reshape(y, reduced_shape(in_shape, axes, True))
 
 
-reduce_sum_p = reduction("reduce_sum", ufunc_reduce(np.add))
+reduce_sum_p = reduction("reduce_sum", np.add)
 deflinear(reduce_sum_p, lambda ct, x, axes, keepdims: [
     ops.broadcast_to(expand_reduced(ct, x.aval.shape, axes, keepdims), x.aval.shape)])
 def reduce_sum(x, axes, keepdims=False):
@@ -63,13 +66,13 @@ def _extremum_jvp(prim):
     prim.jvp = jvp
 
 
-reduce_max_p = reduction("reduce_max", ufunc_reduce(np.maximum))
+reduce_max_p = reduction("reduce_max", np.maximum)
 _extremum_jvp(reduce_max_p)
 def reduce_max(x, axes, keepdims=False):
     return reduce_max_p.bind(x, axes=norm_axes(x, axes, 'reduce_max'), keepdims=keepdims)
 
 
-reduce_min_p = reduction("reduce_min", ufunc_reduce(np.minimum))
+reduce_min_p = reduction("reduce_min", np.minimum)
 _extremum_jvp(reduce_min_p)
 def reduce_min(x, axes, keepdims=False):
     return reduce_min_p.bind(x, axes=norm_axes(x, axes, 'reduce_min'), keepdims=keepdims)
@@ -107,7 +110,7 @@ def _reduce_prod_jvp(primals, tangents, axes, keepdims):
                  else ops.reshape(dt, shape_of(ans)) if keepdims else dt)
 
 
-reduce_prod_p = reduction("reduce_prod", ufunc_reduce(np.multiply))
+reduce_prod_p = reduction("reduce_prod", np.multiply)
 reduce_prod_p.jvp = _reduce_prod_jvp
 def reduce_prod(x, axes, keepdims=False):
     return reduce_prod_p.bind(x, axes=norm_axes(x, axes, 'reduce_prod'), keepdims=keepdims)

@@ -8,7 +8,7 @@ from ..errors import FxadValueError
 from .helpers import (bdim_to_front, batch_size, broadcast_batched,
                                      defbatch_unary_axes)
 from ..interpreters.transpose import aval_of, is_undefined
-from .helpers import deflinear, norm_axes, shape_of, unbroadcast
+from .helpers import deflinear, forward_if_same_type, norm_axes, shape_of, unbroadcast
 from . import ops
 
 
@@ -23,6 +23,8 @@ def _reshape_shape(x, new_shape):
     _same_size(x.shape, new_shape, "reshape")
     return ShapedArray(new_shape, x.dtype)
 reshape_p.def_abstract_eval(_reshape_shape)
+reshape_p.def_simplify("forward", forward_if_same_type)
+reshape_p.def_lowering(lambda ctx, args, new_shape: f"_np.reshape({args[0]}, {new_shape!r})")
 deflinear(reshape_p, lambda ct, x, new_shape: [reshape(ct, x.aval.shape)])
 reshape_p.batch = lambda vals, dims, new_shape: (
     reshape(bdim_to_front(vals[0], dims[0]), (shape_of(vals[0])[dims[0]],) + new_shape), 0)
@@ -35,6 +37,9 @@ def reshape(x, new_shape):
 
 transpose_p = Primitive("transpose", memory="views")
 transpose_p.def_impl(lambda x, perm: np.transpose(x, perm))
+transpose_p.def_lowering(lambda ctx, args, perm: f"_np.transpose({args[0]}, {perm!r})")
+transpose_p.def_simplify("forward", lambda e, known: e.invars[0] if e.params["perm"] == tuple(
+    range(len(e.params["perm"]))) else None)
 transpose_p.def_abstract_eval(
     lambda x, perm: ShapedArray(tuple(x.shape[p] for p in perm), x.dtype))
 deflinear(transpose_p, lambda ct, x, perm: [transpose(ct, tuple(np.argsort(perm)))])
@@ -58,6 +63,8 @@ def _broadcast_to_shape(x, shape):
         raise FxadValueError(f"cannot broadcast shape {x.shape} to {shape}")
     return ShapedArray(shape, x.dtype)
 broadcast_to_p.def_abstract_eval(_broadcast_to_shape)
+broadcast_to_p.def_simplify("forward", forward_if_same_type)
+broadcast_to_p.def_lowering(lambda ctx, args, shape: f"_np.broadcast_to({args[0]}, {shape!r})")
 deflinear(broadcast_to_p, lambda ct, x, shape: [unbroadcast(ct, x.aval)])
 def _broadcast_to_batch(vals, dims, shape):
     (x,), (d,) = vals, dims

@@ -10,8 +10,8 @@ from fxad import lax
 from fxad.__main__ import all_primitives, rule_matrix
 from fxad.test_util import check_grads
 
-from . import (test_dot, test_elementwise, test_numpy_extra, test_numpy_more, test_reductions,
-               test_special, test_structural, test_linalg)
+from . import (test_calls, test_dot, test_elementwise, test_numpy_extra, test_numpy_more,
+               test_reductions, test_special, test_structural, test_linalg)
 from .common import primitives_used
 
 # Checked exactly elsewhere (finite differences cannot see them) or only as transposes.
@@ -19,7 +19,9 @@ COVERED_ELSEWHERE = {"stop_gradient": "test_elementwise.test_stop_gradient_is_ze
                      "scatter_add": "transpose of getitem, in test_structural",
                      # control flow is checked against unrolled Python in every mode:
                      "cond": "tests/test_control_flow.py", "scan": "tests/test_control_flow.py",
-                     "while_loop": "tests/test_control_flow.py"}
+                     "while_loop": "tests/test_control_flow.py",
+                     # the linear half of custom_vjp_call's JVP: every custom_vjp row runs it
+                     "custom_lin": "test_calls (custom_vjp_call, checkpoint rows)"}
 
 
 def test_every_primitive_has_every_rule():
@@ -33,7 +35,7 @@ def test_every_primitive_has_every_rule():
 def test_every_primitive_has_a_table_row():
     used = set()
     for mod in (test_elementwise, test_reductions, test_structural, test_dot, test_special,
-                test_numpy_extra, test_numpy_more, test_linalg):
+                test_numpy_extra, test_numpy_more, test_linalg, test_calls):
         for _, fn, shapes in mod.TABLE:
             used |= primitives_used(fn, shapes)
     missing = set(all_primitives()) - used - set(COVERED_ELSEWHERE)
