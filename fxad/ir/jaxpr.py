@@ -5,29 +5,7 @@ import numpy as np
 
 from ..core import BoundedCache, ShapedArray
 from ..errors import JaxprTypeError
-
-
-class Var:
-    """A variable: identity is the name. Printed names are assigned per jaxpr by the printer."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval: ShapedArray):
-        self.aval = aval
-
-    def __repr__(self):
-        return f"Var({self.aval.str_short()})"
-
-
-class Literal:
-    """A Python scalar written into the program (kept weakly typed, as NumPy treats it)."""
-    __slots__ = ("val", "aval")
-
-    def __init__(self, val, aval: ShapedArray):
-        self.val = val
-        self.aval = aval
-
-    def __repr__(self):
-        return f"Literal({self.val!r})"
+from .vars import Literal, Var  # noqa: F401  (part of the IR's vocabulary, re-exported)
 
 
 class Eqn:
