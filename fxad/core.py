@@ -237,9 +237,10 @@ class Primitive:
         self.jvp = rule
         return rule
 
-    def def_transpose(self, rule):
-        """The transpose rule of a linear primitive (which marks it linear)."""
-        self.linear = True
+    def def_transpose(self, rule, linear=True):
+        """The transpose rule of a linear primitive (which marks it linear; `linear=False`
+        for a rule that only explains why the primitive cannot be transposed)."""
+        self.linear = linear
         self.transpose = rule
         return rule
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import BoundedCache, ShapedArray
+from ..core import BoundedCache
 from ..errors import JaxprTypeError
 from .vars import Literal, Var  # noqa: F401  (part of the IR's vocabulary, re-exported)
 

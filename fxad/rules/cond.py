@@ -128,7 +128,7 @@ def _cond_batch(vals, dims, branches):
     return result, [0] * n_out
 
 
-cond_p.jvp = _cond_jvp
-cond_p.linear = True  # in its operands, when its branches are (the linear half of a JVP)
-cond_p.transpose = _cond_transpose
-cond_p.batch = _cond_batch
+cond_p.def_jvp(_cond_jvp)
+# in its operands, when its branches are (the linear half of a JVP)
+cond_p.def_transpose(_cond_transpose)
+cond_p.def_batch(_cond_batch)

@@ -39,8 +39,8 @@ def _convolve_transpose(ct, a, v):
     return [None, _cut(ct, a, n - 1, k, v.aval)]
 
 
-convolve_p.linear = True  # in each operand when the other is a residual, as mul
-convolve_p.transpose = _convolve_transpose
+# in each operand when the other is a residual, as mul
+convolve_p.def_transpose(_convolve_transpose)
 
 
 def _convolve_batch(vals, dims):
@@ -60,7 +60,7 @@ def _convolve_batch(vals, dims):
     return out, 0
 
 
-convolve_p.batch = _convolve_batch
+convolve_p.def_batch(_convolve_batch)
 def convolve(a, v): return convolve_p.bind(a, v)
 
 

@@ -51,7 +51,7 @@ def _cumprod_jvp(primals, tangents, axis):
 
 
 cumprod_p = _cumulative("cumprod", np.cumprod)
-cumprod_p.jvp = _cumprod_jvp
+cumprod_p.def_jvp(_cumprod_jvp)
 def cumprod(x, axis): return cumprod_p.bind(x, axis=norm_axes(x, (axis,), 'cumprod')[0])
 
 
@@ -82,5 +82,5 @@ def _searchsorted_batch(vals, dims, side):
     below = ops.lt(aa, vv) if side == "left" else ops.le(aa, vv)
     count = ops.reduce_sum(ops.convert_element_type(below, np.intp), (len(shape_of(v)),), False)
     return count, 0
-searchsorted_p.batch = _searchsorted_batch
+searchsorted_p.def_batch(_searchsorted_batch)
 def searchsorted(a, v, side="left"): return searchsorted_p.bind(a, v, side=side)

@@ -232,9 +232,8 @@ dot_general_p.def_simplify("diagonal", _dot_general_diagonal)
 defjvp(dot_general_p,
        lambda t, lhs, rhs, dimension_numbers: dot_general(t, rhs, dimension_numbers),
        lambda t, lhs, rhs, dimension_numbers: dot_general(lhs, t, dimension_numbers))
-dot_general_p.linear = True
-dot_general_p.transpose = _dot_general_transpose
-dot_general_p.batch = _dot_general_batch
+dot_general_p.def_transpose(_dot_general_transpose)
+dot_general_p.def_batch(_dot_general_batch)
 def dot_general(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))

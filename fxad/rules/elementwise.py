@@ -67,11 +67,6 @@ def arithmetic(ufunc, name):
     return impl
 
 
-def deftranspose(prim, rule):
-    prim.linear = True
-    prim.transpose = rule
-
-
 # --- linear arithmetic -------------------------------------------------------------------------
 
 neg_p = elementwise("neg", np.negative)
@@ -83,7 +78,7 @@ add_p = elementwise("add", arithmetic(np.add, "add"))
 add_p.def_lowering(infix("+"), inplace=np.add)
 add_p.def_simplify("forward", forward_unit(0, commutes=True))
 defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
-deftranspose(add_p, lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
+add_p.def_transpose(lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
 def add(x, y): return add_p.bind(x, y)
 
 
@@ -126,7 +121,7 @@ sub_p = elementwise("sub", arithmetic(np.subtract, "sub"))
 sub_p.def_lowering(infix("-"), inplace=np.subtract)
 sub_p.def_simplify("forward", forward_unit(0, commutes=False))
 defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
-deftranspose(sub_p, lambda ct, x, y: [ct_for(x, ct),
+sub_p.def_transpose(lambda ct, x, y: [ct_for(x, ct),
                                       unbroadcast(neg(ct), y.aval) if is_undefined(y) else None])
 def sub(x, y): return sub_p.bind(x, y)
 
@@ -164,7 +159,7 @@ def _mul_transpose(ct, x, y):
     if is_undefined(x):
         return [unbroadcast(mul(ct, y), x.aval), None]
     return [None, unbroadcast(mul(x, ct), y.aval)]
-deftranspose(mul_p, _mul_transpose)
+mul_p.def_transpose(_mul_transpose)
 def mul(x, y): return mul_p.bind(x, y)
 
 
@@ -177,7 +172,7 @@ def _div_transpose(ct, x, y):
     if is_undefined(y):
         raise FxadTypeError("cannot transpose 'div' in its denominator: x / y is not linear in y")
     return [unbroadcast(div(ct, y), x.aval), None]
-deftranspose(div_p, _div_transpose)
+div_p.def_transpose(_div_transpose)
 def div(x, y): return div_p.bind(x, y)
 
 
@@ -192,10 +187,9 @@ def _convert_jvp(primals, tangents, new_dtype):
     if type(t) is Zero or not is_float(new_dtype):
         return ans, Zero.like(ans)
     return ans, convert_element_type(t, new_dtype)
-convert_element_type_p.jvp = _convert_jvp
-deftranspose(convert_element_type_p,
-             lambda ct, x, new_dtype: [convert_element_type(
-                 real(ct) if not _is_complex_dtype(x.aval.dtype) else ct, x.aval.dtype)])
+convert_element_type_p.def_jvp(_convert_jvp)
+convert_element_type_p.def_transpose(lambda ct, x, new_dtype: [convert_element_type(
+    real(ct) if not _is_complex_dtype(x.aval.dtype) else ct, x.aval.dtype)])
 def _is_complex_dtype(dt): return np.issubdtype(dt, np.complexfloating)
 defbatch_elementwise(convert_element_type_p)
 def convert_element_type(x, new_dtype):
@@ -215,8 +209,8 @@ def _select_jvp(primals, tangents):
         return ans, Zero.like(ans)
     t = select(pred, 0.0 if type(ta) is Zero else ta, 0.0 if type(tb) is Zero else tb)
     return ans, fit(t, ans)
-select_p.jvp = _select_jvp
-deftranspose(select_p, lambda ct, pred, a, b: [
+select_p.def_jvp(_select_jvp)
+select_p.def_transpose(lambda ct, pred, a, b: [
     None,
     unbroadcast(select(pred, ct, 0.0), a.aval) if is_undefined(a) else None,
     unbroadcast(select(pred, 0.0, ct), b.aval) if is_undefined(b) else None])
@@ -423,7 +417,7 @@ def conj(z): return conj_p.bind(z) if _is_complex(z) else z
 complex_p = elementwise("complex", lambda x, y: np.add(x, np.multiply(y, 1j)))  # x + iy
 defjvp(complex_p, lambda t, x, y: complex_(t, mul(t, 0.0)),
        lambda t, x, y: complex_(mul(t, 0.0), t))
-deftranspose(complex_p, lambda ct, x, y: [
+complex_p.def_transpose(lambda ct, x, y: [
     unbroadcast(real(ct), x.aval) if is_undefined(x) else None,
     unbroadcast(neg(imag(ct)), y.aval) if is_undefined(y) else None])  # Re(ct·i·y) = -Im(ct)y
 def complex_(x, y): return complex_p.bind(x, y)

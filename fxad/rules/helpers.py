@@ -117,7 +117,7 @@ def defjvp(prim, *rules, with_output=False):
         if acc is None:
             return ans, Zero.like(ans)
         return ans, fit(acc, ans) if len(primals) > 1 else acc
-    prim.jvp = jvp
+    prim.def_jvp(jvp)
 
 
 def defjvp_with_output(prim, *rules):
@@ -131,14 +131,13 @@ def defjvp_zero(prim):
         if prim.multiple_results:
             return ans, [Zero.like(a) for a in ans]
         return ans, Zero.like(ans)
-    prim.jvp = jvp
+    prim.def_jvp(jvp)
 
 
 def deflinear(prim, transpose_rule, linear_args=None):
     """A primitive linear in the operands `linear_args` (default: all). Its JVP applies it to
     the tangents (symbolic zeros of linear operands are materialized only if some other
     linear operand has a tangent); `transpose_rule(ct, *args, **params)` gives the cotangents."""
-    prim.linear = True
 
     def jvp(primals, tangents, **params):
         ans = prim.bind(*primals, **params)
@@ -154,7 +153,7 @@ def deflinear(prim, transpose_rule, linear_args=None):
             t = tangents[i]
             args[i] = np.zeros(t.aval.shape, t.aval.dtype) if type(t) is Zero else t
         return ans, prim.bind(*args, **params)
-    prim.jvp = jvp
+    prim.def_jvp(jvp)
     prim.transpose = transpose_rule
 
 
@@ -273,7 +272,7 @@ def defbatch_elementwise(prim):
                     v = ops.reshape(v, (shape[0],) + (1,) * (rank - r) + tuple(shape[1:]))
             new.append(v)
         return prim.bind(*new, **params), 0
-    prim.batch = rule
+    prim.def_batch(rule)
 
 
 def defbatch_unary_axes(prim, axes_param="axes"):
@@ -289,7 +288,7 @@ def defbatch_unary_axes(prim, axes_param="axes"):
             params = dict(params, **{axes_param: tuple(a + 1 for a in axes)})
         out = prim.bind(x, **params)
         return out, 0
-    prim.batch = rule
+    prim.def_batch(rule)
 
 
 def batched_at_0(fun, args, dims, axis_size=None):

@@ -103,10 +103,9 @@ def _getitem_jvp(primals, tangents, spec):
     ans = getitem_p.bind(x, *arrays, spec=spec)
     t = tangents[0]
     return ans, (Zero.like(ans) if type(t) is Zero else getitem_p.bind(t, *arrays, spec=spec))
-getitem_p.jvp = _getitem_jvp
-getitem_p.linear = True
-getitem_p.transpose = lambda ct, x, *arrays, spec: [
-    scatter_add(np.zeros(x.aval.shape, dtype_of(ct)), arrays, ct, spec)] + [None] * len(arrays)
+getitem_p.def_jvp(_getitem_jvp)
+getitem_p.def_transpose(lambda ct, x, *arrays, spec: [
+    scatter_add(np.zeros(x.aval.shape, dtype_of(ct)), arrays, ct, spec)] + [None] * len(arrays))
 
 
 def _batch_with_iota(x, arrays, adims, spec, n):
@@ -144,7 +143,7 @@ def _getitem_batch(vals, dims, spec):
     x = broadcast_batched(x, xd, n)
     new_spec, new_arrays, perm = _batch_with_iota(x, arrays, adims, spec, n)
     return ops.transpose(getitem_p.bind(x, *new_arrays, spec=new_spec), perm), 0
-getitem_p.batch = _getitem_batch
+getitem_p.def_batch(_getitem_batch)
 
 
 def _moves_adv_first(spec, ndim):
@@ -193,15 +192,14 @@ def _scatter_add_jvp(primals, tangents, spec):
     if type(tu) is Zero:
         return ans, ops.convert_element_type(tx, dtype_of(ans))
     return ans, scatter_add_p.bind(tx, *arrays, tu, spec=spec)
-scatter_add_p.jvp = _scatter_add_jvp
-scatter_add_p.linear = True
+scatter_add_p.def_jvp(_scatter_add_jvp)
 def _scatter_add_transpose(ct, x, *rest, spec):
     *arrays, upd = rest
     ct_x = unbroadcast(ct, x.aval) if is_undefined(x) else None
     ct_u = (unbroadcast(getitem_p.bind(ct, *arrays, spec=spec), upd.aval)
             if is_undefined(upd) else None)
     return [ct_x] + [None] * len(arrays) + [ct_u]
-scatter_add_p.transpose = _scatter_add_transpose
+scatter_add_p.def_transpose(_scatter_add_transpose)
 def _scatter_add_batch(vals, dims, spec):
     x, *arrays, upd = vals
     xd, *adims, ud = dims
@@ -222,6 +220,6 @@ def _scatter_add_batch(vals, dims, spec):
     new_spec, new_arrays, perm = _batch_with_iota(x, arrays, adims, spec, n)
     upd = ops.transpose(upd, tuple(np.argsort(perm)))
     return scatter_add_p.bind(x, *new_arrays, upd, spec=new_spec), 0
-scatter_add_p.batch = _scatter_add_batch
+scatter_add_p.def_batch(_scatter_add_batch)
 def scatter_add(x, arrays, updates, spec):
     return scatter_add_p.bind(x, *arrays, updates, spec=spec)

@@ -70,8 +70,8 @@ def _eigh_jvp(primals, tangents, lower):
     # M = vᵀ dA v: dw = diag(M), dv = v (F ∘ M) with F_ij = 1/(w_j - w_i).
     M = mm(mT(v), mm(one_triangle_sym(ta, lower), v))
     return [w, v], [diag_part(M), mm(v, ops.mul(M, _inv_gaps(w)))]
-eigh_p.jvp = _eigh_jvp
-eigh_p.batch = _front(eigh_p)
+eigh_p.def_jvp(_eigh_jvp)
+eigh_p.def_batch(_front(eigh_p))
 def eigh(a, lower=True): return eigh_p.bind(a, lower=bool(lower))
 
 
@@ -89,8 +89,8 @@ def _eigvalsh_jvp(primals, tangents, lower):
         return w, Zero.like(w)
     w, v = eigh(a, lower)
     return w, ops.real(diag_part(mm(mH(v), mm(one_triangle_herm(ta, lower), v))))
-eigvalsh_p.jvp = _eigvalsh_jvp
-eigvalsh_p.batch = _front(eigvalsh_p)
+eigvalsh_p.def_jvp(_eigvalsh_jvp)
+eigvalsh_p.def_batch(_front(eigvalsh_p))
 def eigvalsh(a, lower=True): return eigvalsh_p.bind(a, lower=bool(lower))
 
 
@@ -120,8 +120,8 @@ def _qr_jvp(primals, tangents):
     skew = ops.sub(low, mT(low))
     dq = ops.add(mm(q, ops.sub(skew, qt)), dA_rinv)
     return [q, r], [dq, mm(ops.sub(qt, skew), r)]
-qr_p.jvp = _qr_jvp
-qr_p.batch = _front(qr_p)
+qr_p.def_jvp(_qr_jvp)
+qr_p.def_batch(_front(qr_p))
 def qr(a): return qr_p.bind(a)
 
 
@@ -155,8 +155,8 @@ def _svd_jvp(primals, tangents):
     if n > m:  # the part of dAᵀ U outside span(V)
         dv = ops.add(dv, ops.div(ops.sub(mm(mT(ta), u), mm(v, mT(dS))), s_row))
     return [u, s, vt], [du, diag_part(dS), mT(dv)]
-svd_p.jvp = _svd_jvp
-svd_p.batch = _front(svd_p)
+svd_p.def_jvp(_svd_jvp)
+svd_p.def_batch(_front(svd_p))
 def svd(a): return svd_p.bind(a)
 
 
@@ -167,7 +167,7 @@ expm_p.def_impl(lambda a: scipy.linalg.expm(a))
 expm_p.def_abstract_eval(square_aval("expm"))
 # d expm(A)[dA] is the Fréchet derivative L(A, dA): one primitive that reuses the Padé work.
 defjvp(expm_p, lambda t, a: expm_frechet(a, t))
-expm_p.batch = _front(expm_p)
+expm_p.def_batch(_front(expm_p))
 def expm(a): return expm_p.bind(a)
 
 
@@ -207,15 +207,14 @@ def _expm_frechet_jvp(primals, tangents):
     big = expm_frechet(_block(a, e, np.zeros(shape_of(a), dtype_of(a))),
                        _block(ta, z if type(te) is Zero else te, z))
     return ans, ops.getitem(big, (Ellipsis, slice(0, n), slice(n, 2 * n)))
-expm_frechet_p.jvp = _expm_frechet_jvp
-expm_frechet_p.linear = True
+expm_frechet_p.def_jvp(_expm_frechet_jvp)
 def _expm_frechet_transpose(ct, a, e):
     if is_undefined(a) or not is_undefined(e):
         raise FxadTypeError("cannot transpose 'expm_frechet': it is linear in its direction "
                             "only")
     return [None, ct_for(e, expm_frechet(mT(a), ct))]  # ⟨C, L(A, E)⟩ = ⟨L(Aᵀ, C), E⟩
-expm_frechet_p.transpose = _expm_frechet_transpose
-expm_frechet_p.batch = lambda vals, dims: batch_all(lambda *v: expm_frechet(*v), vals, dims)
+expm_frechet_p.def_transpose(_expm_frechet_transpose)
+expm_frechet_p.def_batch(lambda vals, dims: batch_all(lambda *v: expm_frechet(*v), vals, dims))
 def expm_frechet(a, e): return expm_frechet_p.bind(a, e)
 
 
@@ -253,8 +252,8 @@ def _eig_jvp(primals, tangents):
     turn = ops.imag(ops.div(dvk, vk))                                  # keep v_k real
     dv = ops.sub(dv, ops.mul(v, ops.complex(ops.mul(turn, 0.0), turn)))
     return [w, v], [diag_part(m), dv]
-eig_p.jvp = _eig_jvp
-eig_p.batch = _front(eig_p)
+eig_p.def_jvp(_eig_jvp)
+eig_p.def_batch(_front(eig_p))
 def eig(a): return eig_p.bind(a)
 
 
@@ -279,8 +278,8 @@ def _pinv_jvp(primals, tangents, rcond):
     dp = ops.add(dp, mm(mm(p, ph), mm(tah, left)))
     dp = ops.add(dp, mm(right, mm(tah, mm(ph, p))))
     return p, dp
-pinv_p.jvp = _pinv_jvp
-pinv_p.batch = _front(pinv_p)
+pinv_p.def_jvp(_pinv_jvp)
+pinv_p.def_batch(_front(pinv_p))
 def pinv(a, rcond=1e-15): return pinv_p.bind(a, rcond=float(rcond))
 
 

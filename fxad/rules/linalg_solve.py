@@ -253,9 +253,9 @@ def _lu_factor_jvp(primals, tangents, with_lu_tangent, transposed):
     phi = mT(solve_triangular(U, mT(UX), lower=False, trans=1))
     return [lu, piv], [ops.add(mm(L, tri(phi, True, -1)), mm(tri(phi, False), U)),
                        Zero.like(piv)]
-lu_factor_p.jvp = _lu_factor_jvp
-lu_factor_p.batch = lambda vals, dims, with_lu_tangent, transposed: (
-    lu_factor(bdim_to_front(vals[0], dims[0]), with_lu_tangent, transposed), [0, 0])
+lu_factor_p.def_jvp(_lu_factor_jvp)
+lu_factor_p.def_batch(lambda vals, dims, with_lu_tangent, transposed: (
+    lu_factor(bdim_to_front(vals[0], dims[0]), with_lu_tangent, transposed), [0, 0]))
 def lu_factor(a, with_lu_tangent=False, transposed=False):
     assert not (with_lu_tangent and transposed), "the factors of aᵀ have no tangent rule"
     return lu_factor_p.bind(a, with_lu_tangent=bool(with_lu_tangent),
@@ -275,8 +275,8 @@ def _pivots_to_permutation(piv):
 lu_pivots_to_permutation_p.def_impl(_pivots_to_permutation)
 lu_pivots_to_permutation_p.def_abstract_eval(lambda piv: ShapedArray(piv.shape, np.int32))
 defjvp_zero(lu_pivots_to_permutation_p)  # integer-valued
-lu_pivots_to_permutation_p.batch = lambda vals, dims: (
-    lu_pivots_to_permutation(bdim_to_front(vals[0], dims[0])), 0)
+lu_pivots_to_permutation_p.def_batch(lambda vals, dims: (
+    lu_pivots_to_permutation(bdim_to_front(vals[0], dims[0])), 0))
 def lu_pivots_to_permutation(piv): return lu_pivots_to_permutation_p.bind(piv)
 
 
@@ -304,15 +304,14 @@ def _lu_solve_jvp(primals, tangents, trans, lu_t):
     # op(A) x = b  =>  op(A) dx = db - op(dA) x: one more solve with the same factors.
     dA = None if type(ta) is Zero else op(ta, trans)
     return x, lu_solve(a, lu, piv, minus_dA_x(nonzero(tb), dA, x), trans, lu_t)
-lu_solve_p.jvp = _lu_solve_jvp
-lu_solve_p.linear = True
+lu_solve_p.def_jvp(_lu_solve_jvp)
 def _lu_solve_transpose(ct, a, lu, piv, b, trans, lu_t):
     only_b_linear("lu_solve", (a, lu, piv, b))
     return [None, None, None, ct_for(b, transposed_solve(
         lambda rhs, t: lu_solve(a, lu, piv, rhs, t, lu_t), ct, trans))]
-lu_solve_p.transpose = _lu_solve_transpose
-lu_solve_p.batch = lambda vals, dims, trans, lu_t: batch_solve(
-    lambda *v: lu_solve(*v, trans=trans, lu_t=lu_t), vals, dims)
+lu_solve_p.def_transpose(_lu_solve_transpose)
+lu_solve_p.def_batch(lambda vals, dims, trans, lu_t: batch_solve(
+    lambda *v: lu_solve(*v, trans=trans, lu_t=lu_t), vals, dims))
 def lu_solve(a, lu, piv, b, trans=0, lu_t=False):
     assert trans in (0, 1) or (trans == 2 and not lu_t), "trans 2 needs a's own factors"
     return lu_solve_p.bind(a, lu, piv, b, trans=int(trans), lu_t=bool(lu_t))
@@ -337,15 +336,14 @@ def _solve_triangular_jvp(primals, tangents, lower, trans, unit_diagonal):
     if type(ta) is not Zero:  # only the triangle the solve reads moves it
         dA = op(tri(ta, lower, -1 if unit_diagonal else 0), trans)
     return x, solve_triangular(a, minus_dA_x(nonzero(tb), dA, x), **params)
-solve_triangular_p.jvp = _solve_triangular_jvp
-solve_triangular_p.linear = True
+solve_triangular_p.def_jvp(_solve_triangular_jvp)
 def _solve_triangular_transpose(ct, a, b, lower, trans, unit_diagonal):
     only_b_linear("solve_triangular", (a, b))
     return [None, ct_for(b, transposed_solve(
         lambda rhs, t: solve_triangular(a, rhs, lower, t, unit_diagonal), ct, trans))]
-solve_triangular_p.transpose = _solve_triangular_transpose
-solve_triangular_p.batch = lambda vals, dims, **params: batch_solve(
-    lambda *v: solve_triangular_p.bind(*v, **params), vals, dims)
+solve_triangular_p.def_transpose(_solve_triangular_transpose)
+solve_triangular_p.def_batch(lambda vals, dims, **params: batch_solve(
+    lambda *v: solve_triangular_p.bind(*v, **params), vals, dims))
 def solve_triangular(a, b, lower=True, trans=0, unit_diagonal=False):
     return solve_triangular_p.bind(a, b, lower=bool(lower), trans=int(trans),
                                    unit_diagonal=bool(unit_diagonal))
@@ -368,8 +366,8 @@ def _cholesky_jvp(primals, tangents):
     n = shape_of(L)[-1]
     phi = np.tri(n, k=-1, dtype=dtype_of(L)) + 0.5 * np.eye(n, dtype=dtype_of(L))
     return L, mm(L, ops.mul(Y, phi))
-cholesky_p.jvp = _cholesky_jvp
-cholesky_p.batch = lambda vals, dims: (cholesky(bdim_to_front(vals[0], dims[0])), 0)
+cholesky_p.def_jvp(_cholesky_jvp)
+cholesky_p.def_batch(lambda vals, dims: (cholesky(bdim_to_front(vals[0], dims[0])), 0))
 def cholesky(a): return cholesky_p.bind(a)
 
 
@@ -387,15 +385,14 @@ def _cho_solve_jvp(primals, tangents, lower):
         return x, Zero.like(x)
     dA = None if type(ta) is Zero else one_triangle_herm(ta, lower)
     return x, cho_solve(a, l, minus_dA_x(nonzero(tb), dA, x), lower)
-cho_solve_p.jvp = _cho_solve_jvp
-cho_solve_p.linear = True
+cho_solve_p.def_jvp(_cho_solve_jvp)
 def _cho_solve_transpose(ct, a, l, b, lower):
     only_b_linear("cho_solve", (a, l, b))
     # Aᵀ = conj(A) for Hermitian A, so A⁻ᵀ ct = conj(A⁻¹ conj(ct)) (A⁻¹ ct for real A).
     return [None, None, ct_for(b, ops.conj(cho_solve(a, l, ops.conj(ct), lower)))]
-cho_solve_p.transpose = _cho_solve_transpose
-cho_solve_p.batch = lambda vals, dims, lower: batch_solve(
-    lambda *v: cho_solve(*v, lower=lower), vals, dims)
+cho_solve_p.def_transpose(_cho_solve_transpose)
+cho_solve_p.def_batch(lambda vals, dims, lower: batch_solve(
+    lambda *v: cho_solve(*v, lower=lower), vals, dims))
 def cho_solve(a, l, b, lower=True): return cho_solve_p.bind(a, l, b, lower=bool(lower))
 
 
@@ -434,8 +431,8 @@ def _det_jvp(primals, tangents):
     if type(ta) is Zero:
         return ans, Zero.like(ans)
     return ans, ops.mul(_dlogdet(ta, a, lu, piv), ans)  # d det = det tr(A⁻¹ dA)
-det_p.jvp = _det_jvp
-det_p.batch = lambda vals, dims: batch_all(lambda *v: det(*v), vals, dims)
+det_p.def_jvp(_det_jvp)
+det_p.def_batch(lambda vals, dims: batch_all(lambda *v: det(*v), vals, dims))
 def det(a, lu, piv): return det_p.bind(a, lu, piv)
 
 
@@ -454,8 +451,8 @@ def _slogdet_jvp(primals, tangents):
         return [sign, logdet], [Zero.like(sign), t]
     # log det = log|det| + i arg(det): the real part moves log|det|, the imaginary the phase.
     return [sign, logdet], [ops.mul(sign, ops.mul(ops.imag(t), 1j)), ops.real(t)]
-slogdet_p.jvp = _slogdet_jvp
-slogdet_p.batch = lambda vals, dims: batch_all(lambda *v: slogdet(*v), vals, dims, 2)
+slogdet_p.def_jvp(_slogdet_jvp)
+slogdet_p.def_batch(lambda vals, dims: batch_all(lambda *v: slogdet(*v), vals, dims, 2))
 def slogdet(a, lu, piv): return slogdet_p.bind(a, lu, piv)
 
 

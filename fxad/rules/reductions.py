@@ -63,7 +63,7 @@ def _extremum_jvp(prim):
                                       ans.dtype)
         count = reduce_sum(at, axes, keepdims)
         return ans, ops.div(reduce_sum(ops.mul(t, at), axes, keepdims), count)
-    prim.jvp = jvp
+    prim.def_jvp(jvp)
 
 
 reduce_max_p = reduction("reduce_max", np.maximum)
@@ -111,7 +111,7 @@ def _reduce_prod_jvp(primals, tangents, axes, keepdims):
 
 
 reduce_prod_p = reduction("reduce_prod", np.multiply)
-reduce_prod_p.jvp = _reduce_prod_jvp
+reduce_prod_p.def_jvp(_reduce_prod_jvp)
 def reduce_prod(x, axes, keepdims=False):
     return reduce_prod_p.bind(x, axes=norm_axes(x, axes, 'reduce_prod'), keepdims=keepdims)
 

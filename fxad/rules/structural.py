@@ -26,8 +26,8 @@ reshape_p.def_abstract_eval(_reshape_shape)
 reshape_p.def_simplify("forward", forward_if_same_type)
 reshape_p.def_lowering(lambda ctx, args, new_shape: f"_np.reshape({args[0]}, {new_shape!r})")
 deflinear(reshape_p, lambda ct, x, new_shape: [reshape(ct, x.aval.shape)])
-reshape_p.batch = lambda vals, dims, new_shape: (
-    reshape(bdim_to_front(vals[0], dims[0]), (shape_of(vals[0])[dims[0]],) + new_shape), 0)
+reshape_p.def_batch(lambda vals, dims, new_shape: (
+    reshape(bdim_to_front(vals[0], dims[0]), (shape_of(vals[0])[dims[0]],) + new_shape), 0))
 def reshape(x, new_shape):
     new_shape = tuple(int(d) for d in new_shape)
     if shape_of(x) == new_shape:
@@ -43,8 +43,8 @@ transpose_p.def_simplify("forward", lambda e, known: e.invars[0] if e.params["pe
 transpose_p.def_abstract_eval(
     lambda x, perm: ShapedArray(tuple(x.shape[p] for p in perm), x.dtype))
 deflinear(transpose_p, lambda ct, x, perm: [transpose(ct, tuple(np.argsort(perm)))])
-transpose_p.batch = lambda vals, dims, perm: (
-    transpose(bdim_to_front(vals[0], dims[0]), (0,) + tuple(p + 1 for p in perm)), 0)
+transpose_p.def_batch(lambda vals, dims, perm: (
+    transpose(bdim_to_front(vals[0], dims[0]), (0,) + tuple(p + 1 for p in perm)), 0))
 def transpose(x, perm):
     perm = norm_axes(x, perm, "transpose")
     if perm == tuple(range(len(perm))):
@@ -72,7 +72,7 @@ def _broadcast_to_batch(vals, dims, shape):
     xs = shape_of(x)
     x = reshape(x, xs[:1] + (1,) * (len(shape) - len(xs) + 1) + xs[1:])
     return broadcast_to(x, xs[:1] + shape), 0
-broadcast_to_p.batch = _broadcast_to_batch
+broadcast_to_p.def_batch(_broadcast_to_batch)
 def broadcast_to(x, shape):
     shape = tuple(int(d) for d in shape)
     if shape_of(x) == shape:
@@ -108,7 +108,7 @@ deflinear(concatenate_p, _concatenate_transpose)
 def _concatenate_batch(vals, dims, axis):
     n = batch_size(vals, dims)
     return concatenate([broadcast_batched(v, d, n) for v, d in zip(vals, dims)], axis + 1), 0
-concatenate_p.batch = _concatenate_batch
+concatenate_p.def_batch(_concatenate_batch)
 def concatenate(xs, axis):
     return concatenate_p.bind(*xs, axis=norm_axes(xs[0], (axis,), "concatenate")[0])
 
