@@ -6,17 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
-from ..errors import FxadTypeError
-from .helpers import bdim_to_front
-from ..interpreters.transpose import is_undefined
-from .helpers import defjvp, dtype_of, shape_of
+from .helpers import bdim_to_front, defbilinear, dtype_of, shape_of
 from . import ops
 
 convolve_p = Primitive("convolve")  # (n,), (k,) -> (n + k - 1,): NumPy's mode 'full'
 convolve_p.def_impl(lambda a, v: np.convolve(a, v))
 convolve_p.def_abstract_eval(lambda a, v: ShapedArray((a.shape[0] + v.shape[0] - 1,),
                                                       np.result_type(a.dtype, v.dtype)))
-defjvp(convolve_p, lambda t, a, v: convolve(t, v), lambda t, a, v: convolve(a, t))
 
 
 def _cut(ct, other, start, length, like):
@@ -28,19 +24,9 @@ def _cut(ct, other, start, length, like):
     return ops.convert_element_type(out, like.dtype)
 
 
-def _convolve_transpose(ct, a, v):
-    if is_undefined(a) and is_undefined(v):
-        raise FxadTypeError("cannot transpose 'convolve' with both operands linear: the "
-                            "function is not linear in its inputs")
-    if is_undefined(a):
-        n, k = a.aval.shape[0], shape_of(v)[0]
-        return [_cut(ct, v, k - 1, n, a.aval), None]
-    n, k = shape_of(a)[0], v.aval.shape[0]
-    return [None, _cut(ct, a, n - 1, k, v.aval)]
-
-
-# in each operand when the other is a residual, as mul
-convolve_p.def_transpose(_convolve_transpose)
+defbilinear(convolve_p,  # each transpose: a correlation with the other, cut to length
+            lambda ct, a, v: _cut(ct, v, shape_of(v)[0] - 1, a.shape[0], a),
+            lambda ct, a, v: _cut(ct, a, shape_of(a)[0] - 1, v.shape[0], v))
 
 
 def _convolve_batch(vals, dims):

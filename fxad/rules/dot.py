@@ -10,8 +10,7 @@ import numpy as np
 from ..core import Primitive, ShapedArray
 from ..errors import FxadValueError
 from .helpers import bdim_to_front
-from ..interpreters.transpose import aval_of, is_undefined
-from .helpers import defjvp, shape_of
+from .helpers import defbilinear, shape_of
 from . import ops
 
 
@@ -162,27 +161,27 @@ _MATMUL_CT_RHS = {(2, 2): lambda a, ct: dot_general(a, ct, _ATB),    # a.T @ ct
                   (1, 2): lambda a, ct: dot_general(a, ct, _OUTER)}  # outer(a, ct)
 
 
-def _dot_general_transpose(ct, lhs, rhs, dimension_numbers):
-    if is_undefined(lhs) and is_undefined(rhs):
-        from ..errors import FxadTypeError
-        raise FxadTypeError("cannot transpose 'dot_general' with both operands linear")
-    ranks = (len(aval_of(lhs).shape), len(aval_of(rhs).shape))
+def _ct_lhs(ct, lhs, rhs, dimension_numbers):
+    ranks = (len(lhs.shape), len(shape_of(rhs)))
     if dimension_numbers == _AB and ranks in _MATMUL_CT_LHS:
-        if is_undefined(lhs):
-            ct_l = _MATMUL_CT_LHS[ranks](ct, rhs)
-            return [ops.convert_element_type(ct_l, lhs.aval.dtype), None]
-        return [None, ops.convert_element_type(_MATMUL_CT_RHS[ranks](lhs, ct), rhs.aval.dtype)]
-    if is_undefined(lhs):
-        ct_l = _transpose_lhs(ct, lhs.aval, rhs, dimension_numbers)
-        return [ops.convert_element_type(ct_l, lhs.aval.dtype), None]
-    # rhs: the same computation with the operands swapped; ct's layout swaps its free blocks.
+        ct_l = _MATMUL_CT_LHS[ranks](ct, rhs)
+    else:
+        ct_l = _transpose_lhs(ct, lhs, rhs, dimension_numbers)
+    return ops.convert_element_type(ct_l, lhs.dtype)
+
+
+def _ct_rhs(ct, lhs, rhs, dimension_numbers):
+    ranks = (len(shape_of(lhs)), len(rhs.shape))
+    if dimension_numbers == _AB and ranks in _MATMUL_CT_RHS:
+        return ops.convert_element_type(_MATMUL_CT_RHS[ranks](lhs, ct), rhs.dtype)
+    # the lhs computation with the operands swapped; ct's layout swaps its free blocks
     (lc, rc), (lb, rb) = dimension_numbers
     nb = len(lb)
     nlf = len(_free(len(shape_of(lhs)), lc, lb))
     nd = len(shape_of(ct))
     perm = tuple(range(nb)) + tuple(range(nb + nlf, nd)) + tuple(range(nb, nb + nlf))
-    ct_r = _transpose_lhs(ops.transpose(ct, perm), rhs.aval, lhs, _swap(dimension_numbers))
-    return [None, ops.convert_element_type(ct_r, rhs.aval.dtype)]
+    ct_r = _transpose_lhs(ops.transpose(ct, perm), rhs, lhs, _swap(dimension_numbers))
+    return ops.convert_element_type(ct_r, rhs.dtype)
 
 
 def _dot_general_batch(vals, dims, dimension_numbers):
@@ -229,10 +228,7 @@ def _dot_general_diagonal(e, ctx):
     elif db is not None and a.aval.dtype == out.dtype and lc == (len(a.aval.shape) - 1,):
         ctx.replace(e.outvars[0], ctx.emit(ops.mul_p, [a, db], out.shape, out.dtype))
 dot_general_p.def_simplify("diagonal", _dot_general_diagonal)
-defjvp(dot_general_p,
-       lambda t, lhs, rhs, dimension_numbers: dot_general(t, rhs, dimension_numbers),
-       lambda t, lhs, rhs, dimension_numbers: dot_general(lhs, t, dimension_numbers))
-dot_general_p.def_transpose(_dot_general_transpose)
+defbilinear(dot_general_p, _ct_lhs, _ct_rhs)
 dot_general_p.def_batch(_dot_general_batch)
 def dot_general(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers

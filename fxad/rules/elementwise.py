@@ -17,7 +17,8 @@ from ..core import _NP_SCALAR_TYPES, Primitive, ShapedArray, is_float
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import add_any_p as transpose_add_any_p, is_undefined
-from .helpers import (batch_size, broadcast_batched, ct_for, defbatch_elementwise, defjvp,
+from .helpers import (batch_size, broadcast_batched, ct_for, defbatch_elementwise, defbilinear,
+                      defderiv, defjvp,
                       defjvp_with_output, defjvp_zero, deflinear, dtype_of, elementwise_shape,
                       fit, forward_if_same_type, forward_unit, unbroadcast)
 
@@ -152,14 +153,8 @@ def _mul_diagonal(e, ctx):
             ctx.diag[e.outvars[0]] = b
             return
 mul_p.def_simplify("diagonal", _mul_diagonal)
-defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
-def _mul_transpose(ct, x, y):
-    if is_undefined(x) and is_undefined(y):
-        _nonlinear("mul")
-    if is_undefined(x):
-        return [unbroadcast(mul(ct, y), x.aval), None]
-    return [None, unbroadcast(mul(x, ct), y.aval)]
-mul_p.def_transpose(_mul_transpose)
+defbilinear(mul_p, lambda ct, x, y: unbroadcast(mul(ct, y), x),
+            lambda ct, x, y: unbroadcast(mul(x, ct), y))
 def mul(x, y): return mul_p.bind(x, y)
 
 
@@ -227,23 +222,21 @@ def _integer_pow_impl(x, y):
     return np.power(x, y)
 integer_pow_p = elementwise("integer_pow", _integer_pow_impl)
 integer_pow_p.def_lowering(lambda ctx, args, y: f"_np.square({args[0]})" if y == 2 else None)
-defjvp(integer_pow_p, lambda t, x, y: (
-    t if y == 1 else mul(t, 0.0) if y == 0 else
-    mul(t, mul(y, x if y == 2 else integer_pow(x, y - 1)))))
+defderiv(integer_pow_p, lambda x, y: (
+    1.0 if y == 1 else 0.0 if y == 0 else mul(y, x if y == 2 else integer_pow(x, y - 1))))
 def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
 
 pow_p = elementwise("pow", np.power)
-defjvp_with_output(
-    pow_p,
-    lambda t, ans, x, y: mul(t, mul(y, pow(x, sub(y, 1)))),
+defderiv(pow_p, lambda needed, ans, x, y: [
+    mul(y, pow(x, sub(y, 1))) if needed[0] else None,
     # d/dy x**y = log(x) x**y; at x == 0 it is 0 (for y > 0), not nan.
-    lambda t, ans, x, y: mul(t, mul(ans, log(select(eq(x, 0), 1.0, x)))))
+    mul(ans, log(select(eq(x, 0), 1.0, x))) if needed[1] else None], with_output=True)
 def pow(x, y): return pow_p.bind(x, y)
 
 
 exp_p = elementwise("exp", np.exp)
-defjvp_with_output(exp_p, lambda t, ans, x: mul(t, ans))
+defderiv(exp_p, lambda ans, x: ans, with_output=True)
 def exp(x): return exp_p.bind(x)
 
 
@@ -258,7 +251,7 @@ def log1p(x): return log1p_p.bind(x)
 
 
 expm1_p = elementwise("expm1", np.expm1)
-defjvp_with_output(expm1_p, lambda t, ans, x: mul(t, add(ans, 1.0)))
+defderiv(expm1_p, lambda ans, x: add(ans, 1.0), with_output=True)
 def expm1(x): return expm1_p.bind(x)
 
 
@@ -273,39 +266,39 @@ def cbrt(x): return cbrt_p.bind(x)
 
 
 rsqrt_p = elementwise("rsqrt", lambda x: 1.0 / np.sqrt(x))
-defjvp_with_output(rsqrt_p, lambda t, ans, x: mul(t, mul(-0.5, div(ans, x))))
+defderiv(rsqrt_p, lambda ans, x: mul(-0.5, div(ans, x)), with_output=True)
 def rsqrt(x): return rsqrt_p.bind(x)
 
 
 logistic_p = elementwise("logistic", scipy.special.expit)
-defjvp_with_output(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(1.0, ans))))
+defderiv(logistic_p, lambda ans, x: mul(ans, sub(1.0, ans)), with_output=True)
 def logistic(x): return logistic_p.bind(x)
 
 
 # --- trigonometric and hyperbolic ----------------------------------------------------------
 
 sin_p = elementwise("sin", np.sin)
-defjvp(sin_p, lambda t, x: mul(t, cos(x)))
+defderiv(sin_p, lambda x: cos(x))
 def sin(x): return sin_p.bind(x)
 
 
 cos_p = elementwise("cos", np.cos)
-defjvp(cos_p, lambda t, x: mul(t, neg(sin(x))))
+defderiv(cos_p, lambda x: neg(sin(x)))
 def cos(x): return cos_p.bind(x)
 
 
 tan_p = elementwise("tan", np.tan)
-defjvp_with_output(tan_p, lambda t, ans, x: mul(t, add(1.0, mul(ans, ans))))
+defderiv(tan_p, lambda ans, x: add(1.0, mul(ans, ans)), with_output=True)
 def tan(x): return tan_p.bind(x)
 
 
 arcsin_p = elementwise("arcsin", np.arcsin)
-defjvp(arcsin_p, lambda t, x: mul(t, rsqrt(sub(1.0, mul(x, x)))))
+defderiv(arcsin_p, lambda x: rsqrt(sub(1.0, mul(x, x))))
 def arcsin(x): return arcsin_p.bind(x)
 
 
 arccos_p = elementwise("arccos", np.arccos)
-defjvp(arccos_p, lambda t, x: mul(t, neg(rsqrt(sub(1.0, mul(x, x))))))
+defderiv(arccos_p, lambda x: neg(rsqrt(sub(1.0, mul(x, x)))))
 def arccos(x): return arccos_p.bind(x)
 
 
@@ -315,34 +308,35 @@ def arctan(x): return arctan_p.bind(x)
 
 
 arctan2_p = elementwise("arctan2", np.arctan2)  # arctan2(y, x) = angle of (x, y)
-defjvp(arctan2_p,
-       lambda t, y, x: mul(t, div(x, add(mul(x, x), mul(y, y)))),
-       lambda t, y, x: mul(t, neg(div(y, add(mul(x, x), mul(y, y))))))
+def _arctan2_partials(needed, y, x):
+    r2 = add(mul(x, x), mul(y, y))  # shared by both partials
+    return [div(x, r2) if needed[0] else None, neg(div(y, r2)) if needed[1] else None]
+defderiv(arctan2_p, _arctan2_partials)
 def arctan2(y, x): return arctan2_p.bind(y, x)
 
 
 tanh_p = elementwise("tanh", np.tanh)
-defjvp_with_output(tanh_p, lambda t, ans, x: mul(t, sub(1.0, mul(ans, ans))))
+defderiv(tanh_p, lambda ans, x: sub(1.0, mul(ans, ans)), with_output=True)
 def tanh(x): return tanh_p.bind(x)
 
 
 sinh_p = elementwise("sinh", np.sinh)
-defjvp(sinh_p, lambda t, x: mul(t, cosh(x)))
+defderiv(sinh_p, lambda x: cosh(x))
 def sinh(x): return sinh_p.bind(x)
 
 
 cosh_p = elementwise("cosh", np.cosh)
-defjvp(cosh_p, lambda t, x: mul(t, sinh(x)))
+defderiv(cosh_p, lambda x: sinh(x))
 def cosh(x): return cosh_p.bind(x)
 
 
 arcsinh_p = elementwise("arcsinh", np.arcsinh)
-defjvp(arcsinh_p, lambda t, x: mul(t, rsqrt(add(mul(x, x), 1.0))))
+defderiv(arcsinh_p, lambda x: rsqrt(add(mul(x, x), 1.0)))
 def arcsinh(x): return arcsinh_p.bind(x)
 
 
 arccosh_p = elementwise("arccosh", np.arccosh)
-defjvp(arccosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, 1.0), add(x, 1.0)))))
+defderiv(arccosh_p, lambda x: rsqrt(mul(sub(x, 1.0), add(x, 1.0))))
 def arccosh(x): return arccosh_p.bind(x)
 
 
@@ -356,28 +350,29 @@ def arctanh(x): return arctanh_p.bind(x)
 abs_p = elementwise("abs", np.abs)
 # |z|' = Re(conj(z) dz) / |z| for complex z; sign(x) for real x.
 defjvp_with_output(abs_p, lambda t, ans, x: div(real(mul(t, conj(x))), ans) if _is_complex(x)
-                   else mul(t, sign(x)))
+                   else mul(t, sign(x)))  # (not defderiv: complex t enters through real())
 def _is_complex(x): return _is_complex_dtype(dtype_of(x))
 def abs(x): return abs_p.bind(x)
 
 
-def _tie_weight(win, tie, like):
-    """1 where this operand wins, 1/2 on ties (the derivative is split evenly, as JAX does)."""
-    dt = dtype_of(like)
-    return add(convert_element_type(win, dt), mul(0.5, convert_element_type(tie, dt)))
+def _extremum_partials(first_wins):
+    """max/min: 1 where an operand wins, 1/2 on ties (the derivative is split evenly, as JAX
+    does); the tie mask is computed once for both operands."""
+    def partials(needed, ans, x, y):
+        dt = dtype_of(ans)
+        half_tie = mul(0.5, convert_element_type(eq(x, y), dt))
+        return [add(convert_element_type(first_wins(x, y), dt), half_tie) if needed[0] else None,
+                add(convert_element_type(first_wins(y, x), dt), half_tie) if needed[1] else None]
+    return partials
 
 
 max_p = elementwise("max", np.maximum)
-defjvp_with_output(max_p,
-                   lambda t, ans, x, y: mul(t, _tie_weight(gt(x, y), eq(x, y), ans)),
-                   lambda t, ans, x, y: mul(t, _tie_weight(lt(x, y), eq(x, y), ans)))
+defderiv(max_p, _extremum_partials(lambda x, y: gt(x, y)), with_output=True)
 def max(x, y): return max_p.bind(x, y)
 
 
 min_p = elementwise("min", np.minimum)
-defjvp_with_output(min_p,
-                   lambda t, ans, x, y: mul(t, _tie_weight(lt(x, y), eq(x, y), ans)),
-                   lambda t, ans, x, y: mul(t, _tie_weight(gt(x, y), eq(x, y), ans)))
+defderiv(min_p, _extremum_partials(lambda x, y: lt(x, y)), with_output=True)
 def min(x, y): return min_p.bind(x, y)
 
 
@@ -387,12 +382,12 @@ def floor_divide(x, y): return floor_divide_p.bind(x, y)
 
 
 rem_p = elementwise("rem", np.remainder)  # NumPy's x % y (sign of y)
-defjvp(rem_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(floor_divide(x, y))))
+defjvp(rem_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(floor_divide(x, y))))  # d/dx = 1
 def rem(x, y): return rem_p.bind(x, y)
 
 
 fmod_p = elementwise("fmod", np.fmod)  # C's fmod (sign of x): x - trunc(x / y) * y
-defjvp(fmod_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(trunc(div(x, y)))))
+defjvp(fmod_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(trunc(div(x, y)))))  # d/dx = 1
 def fmod(x, y): return fmod_p.bind(x, y)
 
 

@@ -124,6 +124,62 @@ def defjvp_with_output(prim, *rules):
     defjvp(prim, *rules, with_output=True)
 
 
+def defderiv(prim, deriv, with_output=False):
+    """The JVP from derivatives: tangent_out = sum_i t_i * d_i, the tangent always on the left
+    (so the staged tangent program is linear in the tangents).
+
+    Unary: `deriv(x, **params)` (or `deriv(ans, x)` with `with_output`, to reuse the output)
+    is the derivative. n-ary: `deriv(needed, *primals, **params)` returns one partial per
+    operand, None where not `needed` (that operand's tangent is zero) or where it does not
+    depend on it; it is called once, so partials share their setup (arctan2's x² + y²)."""
+    unary = None
+
+    def jvp(primals, tangents, **params):
+        nonlocal unary
+        ans = prim.bind(*primals, **params)
+        needed = tuple(type(t) is not Zero for t in tangents)
+        if not any(needed):
+            return ans, Zero.like(ans)
+        if unary is None:
+            unary = len(primals) == 1
+        head = (ans,) if with_output else ()
+        if unary:
+            return ans, ops.mul(tangents[0], deriv(*head, *primals, **params))
+        acc = None
+        for t, d in zip(tangents, deriv(needed, *head, *primals, **params)):
+            if d is None or type(t) is Zero:
+                continue
+            c = ops.mul(t, d)
+            acc = c if acc is None else ops.add(acc, c)
+        return ans, Zero.like(ans) if acc is None else fit(acc, ans)
+    prim.def_jvp(jvp)
+
+
+def defbilinear(prim, lhs_transpose, rhs_transpose):
+    """A primitive linear in each operand separately (mul, dot_general, convolve): its JVP
+    is prim(t_x, y) + prim(x, t_y), and its transposes are `lhs_transpose(ct, x_aval, y,
+    **params)` (the cotangent of x, y known) and `rhs_transpose(ct, x, y_aval, **params)`."""
+    def jvp(primals, tangents, **params):
+        (x, y), (tx, ty) = primals, tangents
+        ans = prim.bind(x, y, **params)
+        out = None if type(tx) is Zero else prim.bind(tx, y, **params)
+        if type(ty) is not Zero:
+            c = prim.bind(x, ty, **params)
+            out = c if out is None else ops.add(out, c)
+        return ans, Zero.like(ans) if out is None else fit(out, ans)
+
+    def transpose(ct, x, y, **params):
+        if is_undefined(x) and is_undefined(y):
+            from ..errors import FxadTypeError
+            raise FxadTypeError(f"cannot transpose '{prim.name}' with both operands linear: "
+                                "the function is not linear in its inputs")
+        if is_undefined(x):
+            return [lhs_transpose(ct, x.aval, y, **params), None]
+        return [None, rhs_transpose(ct, x, y.aval, **params)]
+    prim.def_jvp(jvp)
+    prim.def_transpose(transpose)
+
+
 def defjvp_zero(prim):
     """Piecewise-constant or non-float outputs: the tangent is a symbolic zero."""
     def jvp(primals, tangents, **params):
@@ -154,7 +210,7 @@ def deflinear(prim, transpose_rule, linear_args=None):
             args[i] = np.zeros(t.aval.shape, t.aval.dtype) if type(t) is Zero else t
         return ans, prim.bind(*args, **params)
     prim.def_jvp(jvp)
-    prim.transpose = transpose_rule
+    prim.def_transpose(transpose_rule)
 
 
 # --- simplification helpers (rules for fxad/ir/simplify.py's "forward" pass) ----------------

@@ -6,18 +6,18 @@ import scipy.special as sc
 
 from .elementwise import (add, div, elementwise, eq, exp, isfinite, log, log1p, logical_and,
                           logical_not, logistic, mul, neg, select, sub)
-from .helpers import defjvp, defjvp_with_output
+from .helpers import defderiv, defjvp
 
 _TWO_OVER_SQRT_PI = float(2 / np.sqrt(np.pi))
 
 
 erf_p = elementwise("erf", sc.erf)
-defjvp(erf_p, lambda t, x: mul(t, mul(_TWO_OVER_SQRT_PI, exp(neg(mul(x, x))))))
+defderiv(erf_p, lambda x: mul(_TWO_OVER_SQRT_PI, exp(neg(mul(x, x)))))
 def erf(x): return erf_p.bind(x)
 
 
 erfc_p = elementwise("erfc", sc.erfc)
-defjvp(erfc_p, lambda t, x: mul(t, mul(-_TWO_OVER_SQRT_PI, exp(neg(mul(x, x))))))
+defderiv(erfc_p, lambda x: mul(-_TWO_OVER_SQRT_PI, exp(neg(mul(x, x)))))
 def erfc(x): return erfc_p.bind(x)
 
 
@@ -30,12 +30,12 @@ def _polygamma_impl(x, n):
 
 
 polygamma_p = elementwise("polygamma", _polygamma_impl)  # order n, static
-defjvp(polygamma_p, lambda t, x, n: mul(t, polygamma(x, n + 1)))
+defderiv(polygamma_p, lambda x, n: polygamma(x, n + 1))
 def polygamma(x, n): return polygamma_p.bind(x, n=int(n))
 
 
 gammaln_p = elementwise("gammaln", sc.gammaln)
-defjvp(gammaln_p, lambda t, x: mul(t, polygamma(x, 0)))
+defderiv(gammaln_p, lambda x: polygamma(x, 0))
 def gammaln(x): return gammaln_p.bind(x)
 
 
@@ -49,11 +49,9 @@ def logit(x): return logit_p.bind(x)
 
 
 xlogy_p = elementwise("xlogy", sc.xlogy)  # x*log(y), defined as 0 where x == 0
-defjvp_with_output(
-    xlogy_p,
+defderiv(xlogy_p, lambda needed, x, y: [
     # d/dx = log(y) (0 where x == 0 and y == 0, matching the convention), d/dy = x / y
-    lambda t, ans, x, y: mul(t, log(select(eq(x, 0), 1.0, y))),
-    lambda t, ans, x, y: mul(t, div(x, y)))
+    log(select(eq(x, 0), 1.0, y)) if needed[0] else None, div(x, y) if needed[1] else None])
 def xlogy(x, y): return xlogy_p.bind(x, y)
 
 
@@ -68,13 +66,13 @@ def _logaddexp_weight(x, y):
     return logistic(select(same_inf, 0.0, sub(x, y)))
 
 
-defjvp(logaddexp_p, lambda t, x, y: mul(t, _logaddexp_weight(x, y)),
-       lambda t, x, y: mul(t, _logaddexp_weight(y, x)))
+defderiv(logaddexp_p, lambda needed, x, y: [_logaddexp_weight(x, y) if needed[0] else None,
+                                              _logaddexp_weight(y, x) if needed[1] else None])
 def logaddexp(x, y): return logaddexp_p.bind(x, y)
 
 
 softplus_p = elementwise("softplus", lambda x: np.logaddexp(x, 0.0))  # log(1 + e^x), stable
-defjvp(softplus_p, lambda t, x: mul(t, logistic(x)))  # logistic is smooth: right at every order
+defderiv(softplus_p, lambda x: logistic(x))  # logistic is smooth: right at every order
 def softplus(x): return softplus_p.bind(x)
 
 
@@ -89,43 +87,42 @@ def _normal_pdf(x):
 
 
 ndtr_p = elementwise("ndtr", sc.ndtr)  # the standard normal CDF
-defjvp(ndtr_p, lambda t, x: mul(t, _normal_pdf(x)))
+defderiv(ndtr_p, lambda x: _normal_pdf(x))
 def ndtr(x): return ndtr_p.bind(x)
 
 
 # d log Φ(x) = φ(x) / Φ(x) dx, as exp(log φ - log Φ): finite far in the lower tail, where
 # φ and Φ both underflow but their ratio grows like |x|.
 log_ndtr_p = elementwise("log_ndtr", sc.log_ndtr)
-defjvp_with_output(log_ndtr_p, lambda t, ans, x: mul(t, mul(
-    exp(sub(mul(mul(x, x), -0.5), ans)), _INV_SQRT_2PI)))
+defderiv(log_ndtr_p, lambda ans, x: mul(
+    exp(sub(mul(mul(x, x), -0.5), ans)), _INV_SQRT_2PI), with_output=True)
 def log_ndtr(x): return log_ndtr_p.bind(x)
 
 
 ndtri_p = elementwise("ndtri", sc.ndtri)  # the inverse of ndtr: dx/dp = 1 / φ(x)
-defjvp_with_output(ndtri_p, lambda t, ans, p: mul(t, mul(exp(mul(mul(ans, ans), 0.5)),
-                                                         _SQRT_2PI)))
+defderiv(ndtri_p, lambda ans, p: mul(exp(mul(mul(ans, ans), 0.5)),
+                                                         _SQRT_2PI), with_output=True)
 def ndtri(p): return ndtri_p.bind(p)
 
 
 erfinv_p = elementwise("erfinv", sc.erfinv)  # dx/dy = sqrt(pi)/2 exp(x²)
-defjvp_with_output(erfinv_p, lambda t, ans, y: mul(t, mul(exp(mul(ans, ans)), _SQRT_PI_OVER_2)))
+defderiv(erfinv_p, lambda ans, y: mul(exp(mul(ans, ans)), _SQRT_PI_OVER_2), with_output=True)
 def erfinv(y): return erfinv_p.bind(y)
 
 
 gamma_p = elementwise("gamma", sc.gamma)  # Γ'(x) = Γ(x) ψ(x)
-defjvp_with_output(gamma_p, lambda t, ans, x: mul(t, mul(ans, polygamma(x, 0))))
+defderiv(gamma_p, lambda ans, x: mul(ans, polygamma(x, 0)), with_output=True)
 def gamma(x): return gamma_p.bind(x)
 
 
 entr_p = elementwise("entr", sc.entr)  # -x log x (0 at 0, -inf below)
-defjvp(entr_p, lambda t, x: mul(t, neg(add(log(x), 1.0))))
+defderiv(entr_p, lambda x: neg(add(log(x), 1.0)))
 def entr(x): return entr_p.bind(x)
 
 
 xlog1py_p = elementwise("xlog1py", sc.xlog1py)  # x*log1p(y), 0 where x == 0
-defjvp(xlog1py_p,
-       lambda t, x, y: mul(t, log1p(select(eq(x, 0), 0.0, y))),
-       lambda t, x, y: mul(t, div(x, add(y, 1.0))))
+defderiv(xlog1py_p, lambda needed, x, y: [log1p(select(eq(x, 0), 0.0, y)) if needed[0] else None,
+                                            div(x, add(y, 1.0)) if needed[1] else None])
 def xlog1py(x, y): return xlog1py_p.bind(x, y)
 
 
