@@ -52,9 +52,12 @@ def blocks(lines):
     return out
 
 
-# A float as Python and NumPy print it (1.5, -0., 2.5e-05, .5, 1e+300), not inside a name (x1.5)
-# or a version (1.2.3); integers are compared as text.
-FLOAT = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?(?![\w.])")
+# A float as Python and NumPy print it (1.5, -0., 2.5e-05, .5, 1e+300), or a complex number
+# (1.-0.j, 1+2j, 2.5j), not inside a name (x1.5) or a version (1.2.3); integers are text.
+_PART = r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"      # a complex number's part may be an int
+_COMPLEX = rf"[-+]?(?:{_PART}(?=[-+]))?[-+]?{_PART}j"
+FLOAT = re.compile(r"(?<![\w.])(?:" + _COMPLEX +
+                   r"|[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?)(?![\w.])")
 RTOL = 1e-12        # float noise, relative (far below any digit a note prints)
 LAST_DIGIT = 1e-3   # a last digit this far down (4th significant or later) may be off by one
 
@@ -72,6 +75,10 @@ def _skeleton(text):
 
 def same_number(a, b):
     """Whether floats printed as a and b can be the same result on two machines."""
+    if a.endswith("j") or b.endswith("j"):  # complex: each part
+        parts = [re.fullmatch(rf"([-+]?{_PART}(?=[-+]))?([-+]?{_PART})j", t) for t in (a, b)]
+        return None not in parts and all(same_number(p.group(k) or "0", q.group(k) or "0")
+                                         for p, q in [parts] for k in (1, 2))
     x, y = float(a), float(b)
     if x == y:  # -0. and 0. included
         return True

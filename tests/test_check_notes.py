@@ -24,6 +24,8 @@ SAME = [  # (in the note, printed now): one result, two machines
     ("0.7788", "0.7789"),                              # a 4th significant digit at a tie
     ("f64[3] at 0x7f3a2b1c", "f64[3] at 0x55d0e1f0"),   # memory addresses
     ("[1. 2. 3.\n 4.]", "[1. 2. 3. 4.]"),               # rewrapped
+    ("[1.+0.j 2.-0.j]", "[1.-0.j 2.+0.j]"), ("(-0-0j)", "(0+0j)"), ("-0.j", "0.j"),  # complex
+    ("(0.7788+1j)", "(0.7789+1j)"),
 ]
 
 DIFFERENT = [  # a digit that matters, or the text, changed
@@ -44,6 +46,8 @@ DIFFERENT = [  # a digit that matters, or the text, changed
     ("f64[3]", "f64[4]"), ("line 42", "line 43"),        # integers are exact
     ("b:f64[3] = exp a", "b:f64[3] = log a"),
     ("2.5", "2.5 x"), ("1.5", "1.5e-3"),
+    ("(1+2j)", "(1+3j)"), ("1.5j", "-1.5j"), ("[1.+2.j]", "[1.-2.j]"), ("[1.+2.j]", "[2.+2.j]"),
+    ("1.5", "1.5j"), ("2.5", "2.5+0j"),
 ]
 
 
