@@ -1,5 +1,6 @@
 """fxad: composable function transformations (grad, jvp, vjp, linearize, vmap, ...) for
 Python + NumPy."""
+from . import _versions  # noqa: F401  (first: refuses a NumPy older than the declared minimum)
 from . import lax, tree_util  # noqa: F401  (lax defines every primitive)
 from . import numpy  # noqa: F401  (attaches operators to Tracer)
 from .api import (  # noqa: F401

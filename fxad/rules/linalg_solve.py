@@ -72,8 +72,18 @@ def rhs_aval(name, m, b):
         raise FxadValueError(f"{name}: right-hand side of shape {b.shape} does not match "
                              f"matrices of shape {m.shape}: it needs {n} rows, as ({n},) or "
                              f"(..., {n}, k)")
-    dm, db = float_dtype(m.dtype), float_dtype(b.dtype)
-    return ShapedArray(b.shape, dm if dm == db else np.result_type(dm, db))
+    return ShapedArray(b.shape, solve_dtype(m.dtype, b.dtype))
+
+
+def solve_dtype(m_dtype, b_dtype):
+    dm, db = float_dtype(m_dtype), float_dtype(b_dtype)
+    return dm if dm == db else np.result_type(dm, db)
+
+
+def empty_solution(m, b):
+    """The solution of an empty system (no unknowns or no right-hand sides), made here and
+    not by LAPACK: SciPy < 1.14 rejects n = 0, and the dtype is the shape rule's."""
+    return np.empty(np.shape(b), solve_dtype(np.asarray(m).dtype, np.asarray(b).dtype))
 
 
 def mT(x):
@@ -211,8 +221,8 @@ def _lu_factor_one(a, transposed=False):
     a = np.asarray(a)
     if transposed:
         a = a.T
-    if a.size == 0:
-        lu, piv = scipy.linalg.lu_factor(a, check_finite=False)
+    if a.size == 0:  # an empty system: nothing to factor (SciPy < 1.14 rejects it)
+        lu, piv = np.empty(a.shape, float_dtype(a.dtype)), np.empty(a.shape[0], np.int32)
     else:
         lu, piv, info = _lapack("getrf", a)(a, overwrite_a=False)
         _check_info(info, "getrf")
@@ -223,7 +233,7 @@ def _lu_solve_one(lu, piv, b, trans):
     """op(a)⁻¹ b from one matrix's factors (tests count calls to this)."""
     lu, b = np.asarray(lu), np.asarray(b)
     if b.size == 0:
-        return scipy.linalg.lu_solve((lu, piv), b, trans=trans, check_finite=False)
+        return empty_solution(lu, b)
     x, info = _lapack("getrs", lu, b)(lu, piv, b, trans=trans, overwrite_b=False)
     _check_info(info, "getrs")
     return x
@@ -321,8 +331,8 @@ def lu_solve(a, lu, piv, b, trans=0, lu_t=False):
 
 solve_triangular_p = Primitive("solve_triangular")  # op(tri(a))⁻¹ b, one triangle of a read
 solve_triangular_p.def_impl(lambda a, b, lower, trans, unit_diagonal: stacked(
-    lambda a, b: scipy.linalg.solve_triangular(a, b, trans=trans, lower=lower,
-                                               unit_diagonal=unit_diagonal, check_finite=False),
+    lambda a, b: empty_solution(a, b) if b.size == 0 else scipy.linalg.solve_triangular(
+        a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal, check_finite=False),
     a, b))
 solve_triangular_p.def_abstract_eval(
     lambda a, b, **params: rhs_aval("solve_triangular", a, b))
@@ -376,7 +386,8 @@ def cholesky(a): return cholesky_p.bind(a)
 # derivative.
 cho_solve_p = Primitive("cho_solve")
 cho_solve_p.def_impl(lambda a, l, b, lower: stacked(
-    lambda l, b: scipy.linalg.cho_solve((l, True), b, check_finite=False), l, b))
+    lambda l, b: empty_solution(l, b) if b.size == 0 else
+    scipy.linalg.cho_solve((l, True), b, check_finite=False), l, b))
 cho_solve_p.def_abstract_eval(lambda a, l, b, lower: rhs_aval("cho_solve", l, b))
 def _cho_solve_jvp(primals, tangents, lower):
     (a, l, b), (ta, _, tb) = primals, tangents
