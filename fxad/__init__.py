@@ -6,9 +6,17 @@ from . import numpy  # noqa: F401  (attaches operators to Tracer)
 from .api import (  # noqa: F401
     grad, hessian, hvp, jacfwd, jacrev, jvp, linear_transpose, linearize, make_jaxpr,
     stop_gradient, value_and_grad, vjp, vmap)
+from .api import jacrev as jacobian  # noqa: F401  (JAX's alias)
+from .api.array import Array  # noqa: F401
+from .api.closure import closure_convert, named_call  # noqa: F401
+from .api.shapes import ShapeDtypeStruct, eval_shape  # noqa: F401
 from .core import ShapedArray, Tracer  # noqa: F401
-from .jit import jit  # noqa: F401
-from .custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: F401
+from .jit import disable_jit, jit  # noqa: F401
+from . import flatten_util, tree  # noqa: F401
+from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from .api.remat import checkpoint, checkpoint_name  # noqa: F401
+from . import checkpoint_policies  # noqa: F401
+remat = checkpoint
 from . import errors, nn, scipy  # noqa: F401
 from .debug import config, debug_nans  # noqa: F401
 

@@ -474,7 +474,34 @@ class Tracer:
             "transformation.")
 
     def __repr__(self):
-        return f"{type(self).__name__}<{self._trace.name}>({self.aval.str_short()})"
+        head = f"{type(self).__name__}<{self._trace.name}>({self.aval.str_short()}"
+        value = self._known_value()
+        if value is None:
+            return head + ")"
+        return f"{head}, value={np.array2string(np.asarray(value), separator=' ')})"
+
+    def __format__(self, spec):
+        """f-strings and str.format show the value when it is known (eager grad, jvp),
+        like print(); a staged or batched value shows its repr."""
+        value = self._known_value()
+        if value is None:
+            if not spec:
+                return repr(self)
+            raise ConcretizationError(
+                f"formatting a traced value with {spec!r} needs its value, which is not known "
+                f"under '{self._trace.name}' ({self.aval.str_short()}). Use "
+                "fxad.debug.print('{x:" + spec + "}', x=x), which prints the values when the "
+                "program runs.")
+        value = np.asarray(value)
+        return format(value[()] if value.ndim == 0 else value, spec)
+
+    def _known_value(self):
+        """The concrete value behind this tracer when it has one (eager jvp, linearize and
+        grad carry their primals), else None: for printing only, never for computing."""
+        try:
+            return self.concrete_value("repr")
+        except ConcretizationError:
+            return None
 
     def __hash__(self):
         raise TypeError("traced arrays are unhashable")

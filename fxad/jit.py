@@ -6,13 +6,16 @@ signatures, static arguments, the caches.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .core import _PY_SCALARS, BoundedCache, Tracer, avals_key, check_output, get_aval
+from .core import (_PY_SCALARS, BoundedCache, ShapedArray, Tracer, avals_key, check_output,
+                   get_aval)
 from .errors import FxadTypeError, FxadValueError
 from .ir.codegen import compiled_for
 from .ir.jaxpr import ClosedJaxpr, Jaxpr
@@ -38,17 +41,54 @@ def _lift_tracer_consts(closed):
 
 
 class Lowered:
-    """What jit runs for one signature: the staged jaxpr, its simplified form, the code."""
+    """What jit runs for one signature: the staged jaxpr, its simplified form, the code.
+    `.compile()` gives the callable program (JAX's staged-compilation API)."""
 
-    def __init__(self, jaxpr):
+    def __init__(self, jaxpr, jitted=None, key=None, static=None):
         self.jaxpr = jaxpr
         self.compiled = compiled_for(jaxpr, boundary=True)
+        self._jitted, self._key, self._static = jitted, key, static
 
     def as_text(self):
         return self.compiled.source
 
     def __str__(self):
         return self.as_text()
+
+    def compile(self) -> "Compiled":
+        return Compiled(self)
+
+
+class Compiled:
+    """A lowered signature, callable: called with the dynamic arguments only (static ones
+    were fixed when lowering, as in JAX), which must have the lowered structure, shapes and
+    dtypes."""
+
+    def __init__(self, lowered):
+        self.lowered = lowered
+
+    def as_text(self):
+        return self.lowered.as_text()
+
+    def __call__(self, *args, **kwargs):
+        low = self.lowered
+        jitted, (nums, names) = low._jitted, low._static
+        full, it = [], iter(args)
+        for i in range(len(args) + len(nums)):
+            full.append(nums[i] if i in nums else next(it, _MISSING))
+        if any(a is _MISSING for a in full):
+            raise FxadTypeError("compiled program called with too few arguments; pass the "
+                                "dynamic arguments only (static ones are fixed by lower)")
+        kwargs = dict(kwargs, **names)
+        key = jitted._signature(full, kwargs)
+        if key != low._key:
+            raise FxadTypeError("compiled program called with arguments whose structure, "
+                                "shapes or dtypes differ from those it was lowered for; "
+                                "lower it again for these arguments")
+        return jitted(*full, **kwargs)
+
+
+_MISSING = object()
 
 
 def _static_key(v, i):
@@ -109,13 +149,18 @@ def _resolve_static(fun, nums, names):
 class _Jitted:
     CACHE_SIZE = 64  # signatures kept per function (least recently used dropped)
 
-    def __init__(self, fun, static_argnums, static_argnames):
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums=(),
+                 donate_argnames=()):
         if not callable(fun):
             raise FxadTypeError(f"jit expects a function, got {type(fun).__name__}")
         self.fun = fun
         self.static_argnums, self.static_argnames, self._strict = _resolve_static(
             fun, _as_tuple(static_argnums, int, "static_argnums"),
             _as_tuple(static_argnames, str, "static_argnames"))
+        # Donation lets XLA reuse an input's buffer; fxad's programs never write into their
+        # inputs, so it is checked for well-formedness and otherwise has no effect.
+        _as_tuple(donate_argnums, int, "donate_argnums")
+        _as_tuple(donate_argnames, str, "donate_argnames")
         self.cache = BoundedCache(self.CACHE_SIZE)
         self.fast = BoundedCache(self.CACHE_SIZE)  # _fast_key -> (compiled, output tree)
         functools.update_wrapper(self, fun)
@@ -145,8 +190,9 @@ class _Jitted:
         # Python scalars stay Python scalars: their avals are weak, so they promote as they do
         # eagerly (float32 array * 2.0 is float32), and the weak flag is part of the key.
         flat = [x if hasattr(x, "aval") or isinstance(x, np.ndarray) or type(x) in _PY_SCALARS
-                else np.asarray(x) for x in flat]
-        avals = [get_aval(x) for x in flat]
+                or _shape_struct(x) else np.asarray(x) for x in flat]
+        avals = [ShapedArray(x.shape, x.dtype) if _shape_struct(x) else get_aval(x)
+                 for x in flat]
         skey = tuple(_static_key(args[i], i) for i in static) + \
             tuple((k, _static_key(kwargs[k], k)) for k in sorted(kwargs)
                   if k in self.static_argnames)
@@ -171,7 +217,17 @@ class _Jitted:
             self.cache[key] = entry
         return entry, flat
 
+    def _signature(self, args, kwargs):
+        """The cache key of a call (for Compiled's check)."""
+        static = self._static_positions(len(args))
+        dyn = ([a for i, a in enumerate(args) if i not in static],
+               {k: v for k, v in kwargs.items() if k not in self.static_argnames})
+        flat, tree = tree_flatten(dyn)
+        return tree, tuple((tuple(np.shape(x)), _dtype(x)) for x in flat)
+
     def __call__(self, *args, **kwargs):
+        if _state.disabled:
+            return self.fun(*args, **kwargs)
         fast = None if kwargs or self.static_argnums else _fast_key(args)
         if fast is not None:  # arrays, scalars, lists and tuples only: skip pytree flattening
             key, flat = fast
@@ -189,9 +245,13 @@ class _Jitted:
         return tree_unflatten(out_tree, [_writeable(o) for o in outs])
 
     def lower(self, *args, **kwargs):
-        """The staged and compiled program for these arguments (`.as_text()` shows it)."""
+        """The staged and compiled program for these arguments (`.as_text()` shows it;
+        `.compile()` makes it callable). ShapeDtypeStructs may stand for arrays."""
         (closed, _), _ = self._prepare(args, kwargs)
-        return Lowered(closed)
+        static = self._static_positions(len(args))
+        fixed = ({i: args[i] for i in static},
+                 {k: v for k, v in kwargs.items() if k in self.static_argnames})
+        return Lowered(closed, self, self._signature(args, kwargs), fixed)
 
 
 class _BoundJitted:
@@ -251,10 +311,46 @@ def _writeable(x):
     return x
 
 
+def _shape_struct(x):
+    """A stand-in for an array (a ShapeDtypeStruct): shape and dtype, but no values."""
+    return (not isinstance(x, (np.ndarray, np.generic, Tracer)) and type(x) not in _PY_SCALARS
+            and hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "__array__"))
+
+
+def _dtype(x):
+    if _shape_struct(x) or isinstance(x, Tracer):
+        return np.dtype(x.dtype)
+    return type(x) if type(x) in _PY_SCALARS else np.asarray(x).dtype
+
+
+class _State(threading.local):
+    disabled = False
+
+
+_state = _State()
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+    """Within the block (this thread), jitted functions run their Python code eagerly, on
+    concrete values: print and pdb see numbers. Nested blocks restore the previous state."""
+    prev, _state.disabled = _state.disabled, bool(disable)
+    try:
+        yield
+    finally:
+        _state.disabled = prev
+
+
 def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = ()) -> Any:
+        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Sequence[str] = (), keep_unused: bool = False,
+        device: Any = None, backend: Any = None, inline: bool = False) -> Any:
     """Stage `fun` once per signature (pytree structure, shapes, dtypes, static values),
-    simplify the program and run generated NumPy code on later calls."""
+    simplify the program and run generated NumPy code on later calls. `donate_argnums`,
+    `donate_argnames`, `keep_unused`, `device`, `backend` and `inline` are accepted for
+    JAX code and change nothing (fxad runs on the CPU, through NumPy, and never writes
+    into its inputs)."""
     if fun is None:
-        return lambda f: jit(f, static_argnums, static_argnames)
-    return _Jitted(fun, static_argnums, static_argnames)
+        return lambda f: jit(f, static_argnums, static_argnames, donate_argnums,
+                             donate_argnames)
+    return _Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)

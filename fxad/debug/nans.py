@@ -16,9 +16,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import core
+from .. import core
 
-_FXAD_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_FXAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class Config:
