@@ -16,8 +16,10 @@ from .reductions import argmax, argmin, reduce_max, reduce_min, reduce_prod, red
 from .structural import broadcast_to, concatenate, flip, reshape, transpose  # noqa: F401
 from .indexing import getitem, scatter_add  # noqa: F401
 from .dot import dot_general  # noqa: F401
-from .cumulative import argsort, cumprod, cumsum, searchsorted  # noqa: F401
+from .cumulative import (  # noqa: F401
+    argsort, cumlogsumexp, cummax, cummin, cumprod, cumsum, lexsort, searchsorted, top_k)
 from .convolve import convolve  # noqa: F401
+from .dynamic import dynamic_slice, dynamic_update_slice  # noqa: F401
 from .elementwise import mul_p  # noqa: F401  (for rules that stage equations directly)
 from .structural import reshape_p  # noqa: F401
 
@@ -31,3 +33,5 @@ __all__ = [
     "argmax", "argmin", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum",
     "broadcast_to", "concatenate", "flip", "reshape", "transpose", "getitem", "scatter_add",
     "dot_general", "argsort", "cumprod", "cumsum", "searchsorted", "convolve"]
+# (fxad.lax takes the primitives added for JAX's surface, dynamic_slice, top_k, cummax, ...,
+# from fxad/lax_more.py, with JAX's signatures.)
