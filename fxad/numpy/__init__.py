@@ -27,4 +27,5 @@ from .creation import (  # noqa: F401
     arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, geomspace,
     identity, linspace, logspace, ones, ones_like, result_type, zeros, zeros_like)
 from . import methods as _methods  # noqa: F401  (operators and NumPy protocols on Tracer)
+from .at import at  # noqa: F401
 from . import fft, linalg  # noqa: F401
