@@ -386,3 +386,8 @@ def multi_dot(arrays, *, out=None):
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "qr", "svd",
            "svdvals", "norm", "pinv", "lstsq", "matrix_rank", "cond", "matrix_power",
            "multi_dot", "outer", "matrix_transpose", "vecdot", "eig", "eigvals"]
+
+
+from .linalg_more import (  # noqa: E402,F401  (the Array API's names, tensor solvers)
+    cross, matrix_norm, tensorinv, tensorsolve, trace, vector_norm)
+__all__ += ["cross", "matrix_norm", "tensorinv", "tensorsolve", "trace", "vector_norm"]

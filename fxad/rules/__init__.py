@@ -2,5 +2,5 @@
 (`ops` imports the families; see fxad/rules/ops.py)."""
 from . import ops  # noqa: F401  (first: the families import it)
 from . import (  # noqa: F401
-    call, cond, cumulative, custom, debug, dot, dynamic, elementwise, fft, indexing, linalg_decomp, linalg_solve,
-    reductions, remat, scan, special, structural, while_loop)
+    bessel, call, cond, cumulative, custom, debug, dot, dynamic, elementwise, fft, indexing,
+    linalg_decomp, linalg_solve, reductions, remat, scan, special, structural, while_loop)
