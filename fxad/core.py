@@ -444,7 +444,14 @@ class Tracer:
         if not np.issubdtype(self.dtype, np.integer):
             raise FxadTypeError(f"only integer values can be used as an index, got "
                                 f"{self.aval.str_short()}")
-        return int(self.concrete_value("int() / indexing"))
+        try:
+            return int(self.concrete_value("int() / indexing"))
+        except ConcretizationError as e:
+            raise ConcretizationError(
+                f"{e} If this is an index into a NumPy array (`a[i]`), use "
+                "fxad.numpy.take(a, i, axis), or make `a` with fxad.numpy "
+                "(fxad.numpy.asarray(a)[i] takes traced indices); for a slice at a traced "
+                "position, fxad.lax.dynamic_slice_in_dim.") from None
 
     def _scalar(self, conv, name):
         self._check_alive(name)
@@ -468,10 +475,13 @@ class Tracer:
         raise TracerArrayConversionError(
             f"NumPy tried to convert a traced value ({self.aval.str_short()}, under "
             f"'{self._trace.name}') into a plain array, which would lose the trace. Use "
-            "fxad.numpy (or NumPy functions fxad dispatches) on traced values; to index a "
-            "NumPy array with a traced index use fxad.numpy.take(a, i, axis) or "
-            "fxad.lax.getitem(a, i); if you really want the number, compute it outside the "
-            "transformation.")
+            "fxad.numpy (or NumPy functions fxad dispatches) on traced values. NumPy's "
+            "array methods cannot dispatch: for `a.dot(x)` or `a.T.dot(x)` on a NumPy array "
+            "`a` write `a @ x` or `np.dot(a, x)`; to index a NumPy array with a traced index "
+            "use fxad.numpy.take(a, i, axis), or make the array with fxad.numpy "
+            "(fxad.numpy.asarray(a)[i] takes traced indices); for np.asarray(x) use "
+            "fxad.numpy.asarray(x). If you really want the number, compute it outside the "
+            "transformation (notes/06_numpy_dispatch.md).")
 
     def __repr__(self):
         head = f"{type(self).__name__}<{self._trace.name}>({self.aval.str_short()}"

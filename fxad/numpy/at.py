@@ -331,6 +331,14 @@ class _IndexableArray(np.ndarray):
     def at(self):
         return _IndexUpdateHelper(self.view(np.ndarray))
 
+    def dot(self, b, out=None):
+        """ndarray.dot, dispatching to fxad.numpy.dot for a traced `b` (a plain ndarray's
+        .dot cannot: notes/06_numpy_dispatch.md)."""
+        if isinstance(b, Tracer):
+            from .products import dot
+            return dot(self.view(np.ndarray), b)
+        return np.ndarray.dot(self, b, out)
+
     def __array_wrap__(self, arr, context=None, return_scalar=False):
         arr = arr.view(np.ndarray)
         return arr[()] if return_scalar else arr
