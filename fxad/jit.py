@@ -306,8 +306,10 @@ def _walk(xs, key, leaves, depth):
 
 
 def _writeable(x):
-    if type(x) is np.ndarray and not x.flags.writeable:
-        return x.copy()
+    if type(x) is np.ndarray:
+        return x if x.flags.writeable else x.copy()
+    if isinstance(x, np.ndarray):  # a subclass (fxad.numpy's indexable constants): plain
+        return _writeable(x.view(np.ndarray))
     return x
 
 

@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from .. import lax
+from ..rules import ops
 from ..api.batching import vmap
 from ..core import Tracer
 from ..errors import ConcretizationError, FxadTypeError, FxadValueError
@@ -148,7 +149,7 @@ def unravel_index(indices, shape):
 def lexsort(keys, axis=-1):
     """NumPy's lexsort: the LAST key is the primary one."""
     keys = list(keys)
-    return lax.lexsort(*keys[::-1], axis=axis)
+    return ops.lexsort(*keys[::-1], axis=axis)
 
 
 def sort_complex(a):
@@ -156,8 +157,8 @@ def sort_complex(a):
     if dtype_of(a).kind != "c":
         a = lax.convert_element_type(a, np.result_type(dtype_of(a), np.complex64))
     flat = ravel(a) if ndim(a) != 1 else a
-    return take(flat, lax.lexsort(lax.real(flat), lax.imag(flat), axis=0)) if ndim(a) == 1 \
-        else reshape(take(flat, lax.lexsort(lax.real(flat), lax.imag(flat), axis=0)),
+    return take(flat, ops.lexsort(lax.real(flat), lax.imag(flat), axis=0)) if ndim(a) == 1 \
+        else reshape(take(flat, ops.lexsort(lax.real(flat), lax.imag(flat), axis=0)),
                      shape_of(a))
 
 
@@ -174,7 +175,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=False):
     if len(s) < 2 or (len(s) > 2 and len(set(s)) != 1):
         raise FxadValueError("fill_diagonal: the array must be 2-d, or have equal dimensions")
     size = int(np.prod(s, dtype=np.int64))
-    step = 1 + int(np.cumprod(s[:-1]).sum())
+    step = s[1] + 1 if len(s) == 2 else 1 + int(np.cumprod(s[:-1]).sum())  # NumPy's
     end = size if (len(s) > 2 or wrap) else min(size, s[1] * s[1])
     pos = np.arange(0, end, step)
     vals = ravel(asarray(val))

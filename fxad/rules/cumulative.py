@@ -179,6 +179,7 @@ def _top_k_indices(x, k):
 
 top_k_p = Primitive("top_k", multiple_results=True, memory="fresh")  # -> (values, indices)
 def _top_k_impl(x, k):
+    _top_k_shape(ShapedArray(np.shape(x), np.asarray(x).dtype), k)  # eager runs check too
     idx = _top_k_indices(np.asarray(x), k)
     return [np.take_along_axis(np.asarray(x), idx, axis=-1), idx]
 top_k_p.def_impl(_top_k_impl)

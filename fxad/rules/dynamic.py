@@ -44,7 +44,13 @@ def _check_sizes(name, shape, sizes):
                              f"{tuple(shape)} (one size per dimension, each at most its length)")
 
 
-def _slices(shape, starts, sizes):
+def _slices(shape, starts, sizes, name):
+    """The clamped slices, checked as the shape rule checks them (the eager path runs the
+    impl without the shape rule, and a bad size must not wrap around silently)."""
+    _check_starts(name, ShapedArray(shape, np.float64), [ShapedArray(np.shape(s),
+                                                                     np.asarray(s).dtype)
+                                                         for s in starts])
+    _check_sizes(name, shape, sizes)
     return tuple(slice(s, s + n) for s, n in zip(clamped_starts(shape, starts, sizes), sizes))
 
 
@@ -65,7 +71,8 @@ def _gather_index(x_shape, starts, dims, sizes, n):
 
 dynamic_slice_p = Primitive("dynamic_slice", memory="views")
 dynamic_slice_p.def_impl(lambda x, *starts, slice_sizes:
-                         np.asarray(x)[_slices(np.shape(x), starts, slice_sizes)])
+                         np.asarray(x)[_slices(np.shape(x), starts, slice_sizes,
+                                               "dynamic_slice")])
 def _dynamic_slice_shape(x, *starts, slice_sizes):
     _check_starts("dynamic_slice", x, starts)
     _check_sizes("dynamic_slice", x.shape, slice_sizes)
@@ -89,7 +96,10 @@ def dynamic_slice(x, starts, slice_sizes):
 
 def _dus_impl(x, update, *starts):
     out = np.array(x, copy=True)
-    out[_slices(out.shape, starts, np.shape(update))] = update
+    if np.ndim(update) != out.ndim:
+        raise FxadValueError(f"dynamic_update_slice: the update has rank {np.ndim(update)}, "
+                             f"the array {out.ndim}; they must be equal")
+    out[_slices(out.shape, starts, np.shape(update), "dynamic_update_slice")] = update
     return out
 
 
