@@ -304,6 +304,7 @@ class custom_vjp:
                         c = unbroadcast(c, aa)
                     out.append(c)
             return out
+        flat_fwd.owner = self  # forward mode recognizes fwd calling this function again
         outs = custom_vjp_call_p.bind(*leaves, fun=flat_fun, fwd=flat_fwd, bwd=flat_bwd,
                                       name=name)
         return tree_unflatten(store["out"], outs)
