@@ -9,6 +9,9 @@ from .api import (  # noqa: F401
 from .api import jacrev as jacobian  # noqa: F401  (JAX's alias)
 from .api.array import Array  # noqa: F401
 from .api.closure import closure_convert, named_call  # noqa: F401
+from .api.devices import (  # noqa: F401  (one CPU device: for JAX code)
+    Device, block_until_ready, default_backend, device_count, device_get, device_put, devices,
+    local_device_count, local_devices, process_count, process_index, typeof)
 from .api.shapes import ShapeDtypeStruct, eval_shape  # noqa: F401
 from .core import ShapedArray, Tracer  # noqa: F401
 from .jit import disable_jit, jit  # noqa: F401

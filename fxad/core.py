@@ -475,13 +475,11 @@ class Tracer:
         raise TracerArrayConversionError(
             f"NumPy tried to convert a traced value ({self.aval.str_short()}, under "
             f"'{self._trace.name}') into a plain array, which would lose the trace. Use "
-            "fxad.numpy (or NumPy functions fxad dispatches) on traced values. NumPy's "
-            "array methods cannot dispatch: for `a.dot(x)` or `a.T.dot(x)` on a NumPy array "
-            "`a` write `a @ x` or `np.dot(a, x)`; to index a NumPy array with a traced index "
-            "use fxad.numpy.take(a, i, axis), or make the array with fxad.numpy "
-            "(fxad.numpy.asarray(a)[i] takes traced indices); for np.asarray(x) use "
-            "fxad.numpy.asarray(x). If you really want the number, compute it outside the "
-            "transformation (notes/06_numpy_dispatch.md).")
+            "fxad.numpy (or NumPy functions fxad dispatches) on traced values: for "
+            "np.asarray(x), fxad.numpy.asarray(x); for `a.dot(x)` on a NumPy array, `a @ x`; "
+            "for `a[i]` with a traced i, fxad.numpy.take(a, i, axis) or "
+            "fxad.numpy.asarray(a)[i]. If you really want the number, compute it outside the "
+            "transformation.")
 
     def __repr__(self):
         head = f"{type(self).__name__}<{self._trace.name}>({self.aval.str_short()}"

@@ -465,7 +465,93 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
     return tree_unflatten(tree, out)
 
 
-__all__ = ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
+# --- JAX's names for functions fxad has under other names -------------------------------------
+
+from .rules.ops import (  # noqa: E402  (lax spells them differently)
+    arccos as acos, arccosh as acosh, arcsin as asin, arcsinh as asinh, arctan as atan,
+    arctan2 as atan2, arctanh as atanh, isfinite as is_finite)
+from .rules.special import digamma, erf, erfc, erfinv as erf_inv, gammaln as lgamma  # noqa
+
+
+def polygamma(m, x):
+    """JAX's argument order (the order m first); m must be a concrete integer."""
+    return _polygamma(x, int(m))
+
+
+from .rules.special import polygamma as _polygamma  # noqa: E402
+
+
+def exp2(x):
+    return ops.pow(2.0, x)
+
+
+def split(operand, sizes, axis=0):
+    """Pieces of the given sizes along `axis` (they must add up to its length)."""
+    axis = _axis(axis, _ndim(operand))
+    if sum(sizes) != shape_of(operand)[axis]:
+        raise FxadValueError(f"split: sizes {tuple(sizes)} do not add up to the length "
+                             f"{shape_of(operand)[axis]} of axis {axis}")
+    out, start = [], 0
+    for n in sizes:
+        out.append(ops.getitem(operand, (builtins.slice(None),) * axis +
+                               (builtins.slice(start, start + int(n)),)))
+        start += int(n)
+    return out
+
+
+def stack(operands, axis=0):
+    nd = _ndim(operands[0]) + 1
+    axis = _axis(axis, nd)
+    return ops.concatenate([expand_dims(o, (axis,)) for o in operands], axis)
+
+
+def unstack(x, axis=0):
+    axis = _axis(axis, _ndim(x))
+    return tuple(index_in_dim(x, i, axis, keepdims=False) for i in range(shape_of(x)[axis]))
+
+
+def tile(operand, reps):
+    reps = tuple(int(r) for r in reps)
+    s = tuple(shape_of(operand))
+    x = ops.reshape(operand, tuple(d for pair in zip((1,) * len(s), s) for d in pair))
+    x = ops.broadcast_to(x, tuple(d for pair in zip(reps, s) for d in pair))
+    return ops.reshape(x, tuple(r * d for r, d in zip(reps, s)))
+
+
+def empty(shape, dtype):
+    return np.zeros(shape, dtype)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    shape = tuple(int(d) for d in shape)
+    return np.broadcast_to(np.arange(shape[dimension], dtype=dtype).reshape(
+        tuple(n if i == dimension else 1 for i, n in enumerate(shape))), shape).copy()
+
+
+def broadcast_to_rank(x, rank):
+    s = tuple(shape_of(x))
+    return ops.reshape(x, (1,) * (rank - len(s)) + s) if len(s) < rank else x
+
+
+def broadcast_shapes(*shapes):
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def reduce_and(operand, axes):
+    return ops.eq(ops.reduce_sum(ops.convert_element_type(ops.logical_not(operand), np.int64),
+                                 tuple(axes)), 0)
+
+
+def reduce_or(operand, axes):
+    return ops.ne(ops.reduce_sum(ops.convert_element_type(ops.ne(operand, 0), np.int64),
+                                 tuple(axes)), 0)
+
+
+__all__ = ["acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "is_finite", "digamma",
+           "erf", "erfc", "erf_inv", "lgamma", "polygamma", "exp2", "split", "stack",
+           "unstack", "tile", "empty", "broadcasted_iota", "broadcast_to_rank",
+           "broadcast_shapes", "reduce_and", "reduce_or"]
+__all__ += ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
            "dynamic_index_in_dim", "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim",
            "slice", "slice_in_dim", "index_in_dim", "squeeze", "expand_dims", "broadcast",
            "broadcast_in_dim", "rev", "collapse", "iota", "full", "full_like",

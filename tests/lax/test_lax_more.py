@@ -138,3 +138,23 @@ def test_traced_slice_bounds_name_dynamic_slice():
         fxad.jit(lambda x, i: x[i:i + 2])(np.arange(5.0), 1)
     f = lambda x, i: lax.dynamic_slice_in_dim(x, i, 2)
     np.testing.assert_array_equal(fxad.jit(f)(np.arange(5.0), 1), [1.0, 2.0])
+
+
+def test_jax_spellings_and_small_helpers():
+    x = np.arange(6.0).reshape(2, 3)
+    a, b = lax.split(x, [1, 2], axis=1)
+    np.testing.assert_array_equal(b, x[:, 1:])
+    with pytest.raises(ValueError, match="add up"):
+        lax.split(x, [1, 1], axis=1)
+    np.testing.assert_array_equal(lax.stack([x, -x], axis=1), np.stack([x, -x], 1))
+    np.testing.assert_array_equal(lax.unstack(x, 1)[2], x[:, 2])
+    np.testing.assert_array_equal(lax.tile(x, (2, 2)), np.tile(x, (2, 2)))
+    np.testing.assert_array_equal(lax.broadcasted_iota(np.int32, (2, 3), 0), [[0, 0, 0], [1, 1, 1]])
+    assert lax.broadcast_to_rank(np.ones(3), 3).shape == (1, 1, 3)
+    assert lax.broadcast_shapes((2, 1), (3,)) == (2, 3)
+    assert bool(lax.reduce_and(x > -1, (0, 1))) and not bool(lax.reduce_or(x > 9, (0, 1)))
+    np.testing.assert_allclose(lax.polygamma(1, 2.0), np.pi ** 2 / 6 - 1)
+    np.testing.assert_allclose(lax.acos(0.5), np.arccos(0.5))
+    np.testing.assert_allclose(lax.exp2(3.0), 8.0)
+    check_grads(lambda v: lax.tile(v, (2,)) * lax.split(v, [1, 2])[0], (np.arange(1.0, 4.0),),
+                order=2)
