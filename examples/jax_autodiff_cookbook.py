@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F811  (the notebook imports in its cells and redefines f, hvp, ...)
 """JAX's *Autodiff Cookbook*, run on fxad: every code cell of the notebook, in order, each
 line as JAX's documentation writes it except the few marked `# CHANGED:` (the list, with
 the reason for each, is in notes/07_differences.md, "Porting JAX's documentation").

@@ -1,3 +1,4 @@
+# ruff: noqa: E402, F811  (the notebook imports in its cells and redefines f, hvp, ...)
 """JAX's *Custom derivative rules for Python code* (custom_jvp and custom_vjp), run on fxad:
 every code cell of the notebook, in order, each line as JAX's documentation writes it except
 the imports (marked `# CHANGED:`; notes/07_differences.md, "Porting JAX's documentation",

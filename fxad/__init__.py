@@ -19,8 +19,9 @@ from . import flatten_util, tree  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from .api.remat import checkpoint, checkpoint_name  # noqa: F401
 from . import checkpoint_policies  # noqa: F401
-remat = checkpoint
-from . import errors, nn, scipy  # noqa: F401
+from . import debug, errors, nn, scipy  # noqa: F401
 from .debug import config, debug_nans  # noqa: F401
+
+remat = checkpoint
 
 __version__ = "0.1.0"

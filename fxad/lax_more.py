@@ -6,7 +6,7 @@ cummin, cumlogsumexp); `fxad.lax` re-exports them."""
 from __future__ import annotations
 
 import builtins
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 

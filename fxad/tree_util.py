@@ -462,8 +462,7 @@ class FlattenedIndexKey(_Key):
 
 
 def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
-    """A key path as text: `['a'][0].x`; with `simple`, the bare keys joined by
-    `separator` (`a/0/x` with separator='/')."""
+    """A key path as text: `['a'][0].x`; with `simple`, bare keys joined by `separator`."""
     if not simple:
         return separator.join(str(k) for k in keys)
     return separator.join(str(getattr(k, k._field)) if isinstance(k, _Key) else str(k)
@@ -507,8 +506,7 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = No
     return list(zip(paths, leaves)), treedef
 
 
-def tree_leaves_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None
-                          ) -> list[tuple[tuple, Any]]:
+def tree_leaves_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
     return tree_flatten_with_path(tree, is_leaf)[0]
 
 

@@ -11,7 +11,7 @@ import fxad.numpy as fnp
 from fxad import lax
 from fxad.test_util import check_grads
 
-from .common import floats, grid, run_row
+from .common import grid, run_row
 
 RNG = np.random.default_rng(0)
 TABLE = [
