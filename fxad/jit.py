@@ -300,6 +300,9 @@ def _walk(xs, key, leaves, depth):
         elif isinstance(a, np.generic):
             key.append((a.shape, a.dtype))
             leaves.append(np.asarray(a))
+        elif isinstance(a, np.ndarray):  # a subclass (fxad.numpy's arrays): as a plain one
+            key.append((a.shape, a.dtype))
+            leaves.append(a.view(np.ndarray))
         else:
             return False
     return True

@@ -8,9 +8,10 @@ handles it. An update writes `select(hit, scatter_add(0, idx, new), x)`: exact (
 
 Repeated indices (JAX's semantics): `add` accumulates; `multiply`, `divide`, `min`, `max`
 apply every update; `set` keeps the last one. When the indices are not known to be distinct
-(traced index arrays), the updates are grouped by comparing every pair of index tuples:
-memory O(k² · rest) for k index tuples; distinct indices (concrete and checked, scalars, or
-`unique_indices=True`) skip that. `power` and `apply` need distinct indices.
+(traced index arrays, or concrete ones that repeat), the updates are grouped by sorting the
+index tuples and combined by a segmented scan, O(k log k) for k of them; distinct indices
+(concrete and checked, scalars, or `unique_indices=True`) skip that. `power` and `apply`
+need distinct indices.
 
 Modes (for indices out of bounds; negative indices count from the end first, as in JAX):
   None, 'promise_in_bounds'  NumPy's indexing (out of bounds raises IndexError)
@@ -25,6 +26,7 @@ import numpy as np
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
+from ..lax_more import associative_scan
 from ..rules.helpers import dtype_of, shape_of
 from ..rules.indexing import _indexed_shape, _layout, build_index, getitem, parse_index, \
     scatter_add
@@ -159,41 +161,38 @@ def _from_front(v, ix, perm):
     return lax.transpose(lax.reshape(v, shape), tuple(np.argsort(perm)))
 
 
-def _identity(op, dtype):
-    dtype = np.dtype(dtype)
-    if op == "min":
-        return np.inf if dtype.kind in "fc" else np.iinfo(dtype).max
-    if op == "max":
-        return -np.inf if dtype.kind in "fc" else np.iinfo(dtype).min
-    return 1
-
-
 def _grouped(op, ix, g, u):
     """New values at every update, every update of an element applied (set: the last
-    one's), and which updates write (the last of each group): index tuples compared
-    pairwise."""
+    one's), and which updates write (the last of each group). The index tuples are sorted
+    by the element they write (stably: index order within a group), each group is combined
+    by a segmented associative scan (O(k log k) for k index tuples, no k x k table), and the
+    last of each group, holding the group's combination, writes."""
     kb = int(np.prod(ix.bshape, dtype=np.int64))
     ids = lax.reshape(ix.group_ids(), (kb,))
-    same = lax.eq(lax.reshape(ids, (kb, 1)), lax.reshape(ids, (1, kb)))
-    later = np.triu(np.ones((kb, kb), bool), 1)
-    winner = lax.logical_not(lax.reduce_max(lax.logical_and(same, later), (1,)))
+    order = lax.argsort(ids, 0)
+    back = lax.argsort(order, 0)
+    sid = getitem(ids, (order,))
+    change = lax.ne(sid[1:], sid[:-1])
+    last = lax.concatenate([change, np.ones(1, bool)], 0)
     uB, perm = _to_front(u, ix)
     gB, _ = _to_front(g, ix)
+    us = getitem(uB, (order,))
     if op == "set":
-        new = uB
+        new = us
     else:
-        same3 = lax.reshape(same, (kb, kb, 1))
-        spread = lax.select(same3, lax.reshape(uB, (1,) + tuple(shape_of(uB))),
-                            _identity(op, dtype_of(uB)))
-        if op in ("multiply", "divide"):
-            p = lax.reduce_prod(spread, (1,))
-            new = lax.mul(gB, p) if op == "multiply" else lax.div(gB, p)
-        else:
-            m = (lax.reduce_min if op == "min" else lax.reduce_max)(spread, (1,))
-            new = (lax.min if op == "min" else lax.max)(gB, m)
-    writes = lax.reshape(winner, (kb, 1))
-    return _from_front(new, ix, perm), _from_front(lax.broadcast_to(writes, shape_of(new)),
-                                                   ix, perm)
+        first = lax.concatenate([np.ones(1, bool), change], 0)
+        comb = {"multiply": lax.mul, "divide": lax.mul, "min": lax.min, "max": lax.max}[op]
+
+        def segmented(a, b):  # (starts a group?, value): restart at each group's start
+            return (lax.logical_or(a[0], b[0]), lax.select(b[0], b[1], comb(a[1], b[1])))
+        flags = lax.broadcast_to(lax.reshape(first, (kb, 1)), tuple(shape_of(us)))
+        _, total = associative_scan(segmented, (flags, us))
+        gs = getitem(gB, (order,))
+        new = {"multiply": lax.mul, "divide": lax.div, "min": lax.min,
+               "max": lax.max}[op](gs, total)
+    new = getitem(new, (back,))
+    writes = lax.broadcast_to(lax.reshape(getitem(last, (back,)), (kb, 1)), tuple(shape_of(new)))
+    return _from_front(new, ix, perm), _from_front(writes, ix, perm)
 
 
 def _update(x, idx, values, op, mode, unique_indices, func=None):
