@@ -470,15 +470,32 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
 from .rules.ops import (  # noqa: E402  (lax spells them differently)
     arccos as acos, arccosh as acosh, arcsin as asin, arcsinh as asinh, arctan as atan,
     arctan2 as atan2, arctanh as atanh, isfinite as is_finite)
-from .rules.special import digamma, erf, erfc, erfinv as erf_inv, gammaln as lgamma  # noqa
+from .rules import special as _special  # noqa: E402
+
+
+def erf(x):
+    return _special.erf(x)
+
+
+def erfc(x):
+    return _special.erfc(x)
+
+
+def erf_inv(x):
+    return _special.erfinv(x)
+
+
+def lgamma(x):
+    return _special.gammaln(x)
+
+
+def digamma(x):
+    return _special.digamma(x)
 
 
 def polygamma(m, x):
     """JAX's argument order (the order m first); m must be a concrete integer."""
-    return _polygamma(x, int(m))
-
-
-from .rules.special import polygamma as _polygamma  # noqa: E402
+    return _special.polygamma(x, int(m))
 
 
 def exp2(x):
