@@ -72,6 +72,7 @@ custom_jvp_call_p.def_impl(lambda *args, fun, jvp, name: fun(*args))
 custom_jvp_call_p.def_abstract_eval(lambda *avals, fun, jvp, name: out_avals_of(fun, list(avals)))
 custom_jvp_call_p.def_jvp(_custom_jvp_jvp)
 custom_jvp_call_p.def_batch(_custom_jvp_batch)
+custom_jvp_call_p.derivable = False  # its parameters are user functions (eager grad: staged)
 
 
 # --- custom_vjp_call -----------------------------------------------------------------------
@@ -129,6 +130,7 @@ custom_vjp_call_p.def_abstract_eval(
     lambda *avals, fun, fwd, bwd, name: out_avals_of(fun, list(avals)))
 custom_vjp_call_p.def_jvp(_custom_vjp_jvp)
 custom_vjp_call_p.def_batch(_custom_vjp_batch)
+custom_vjp_call_p.derivable = False
 
 
 # --- custom_lin ----------------------------------------------------------------------------
@@ -176,3 +178,4 @@ custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 custom_lin_p.def_jvp(_custom_lin_jvp)
 custom_lin_p.def_transpose(_custom_lin_transpose)  # linear in its tangent operands only
 custom_lin_p.def_batch(_custom_lin_batch)
+custom_lin_p.derivable = False
