@@ -27,7 +27,7 @@ import numpy as np
 from ..core import (Trace, Tracer, get_aval, is_float, nan_checking, new_trace,
                     trace_stack)
 from ..ir.codegen import compile_jaxpr
-from ..ir.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Var, eval_jaxpr
+from ..ir.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Var, eval_jaxpr, holds_user_functions
 from ..ir.simplify import simplify
 from ..ir.staging import stage
 from .jvp import Zero
@@ -116,7 +116,7 @@ def _type_key(v):
 
 
 _WEAK = frozenset({bool, int, float, complex})
-_NP_SCALARS = frozenset(np.dtype(c).type for c in "?bhilqpBHILQPefdgFDG")
+_SCALARS = _WEAK | frozenset(np.dtype(c).type for c in "?bhilqpBHILQPefdgFDG")
 
 
 # --- the tape ------------------------------------------------------------------------------
@@ -161,39 +161,81 @@ class TapeTrace(Trace):
         return first
 
     def process_primitive(self, prim, args, params):
-        # This runs for every primitive of eager grad: written flat. The key holds each
-        # argument's type and whether it is tracked, then the parameters.
-        vals, inputs, key = [], [], [prim]
-        for a in args:
+        # This runs for every primitive of eager grad, so it is written flat and unrolled
+        # for one and two operands. The cache key holds each operand's type (a NumPy or
+        # Python scalar's type determines its aval, weakness included) and whether it is
+        # tracked, then the parameters.
+        n = len(args)
+        if n == 2:
+            a, b = args
             if type(a) is TapeTracer and a._trace is self:
-                v = a.val
-                inputs.append(a.slot)
-                tracked = True
+                if type(b) is TapeTracer and b._trace is self:
+                    inputs = [a.slot, b.slot]
+                    a, b, ta, tb = a.val, b.val, True, True
+                else:
+                    inputs, a, ta, tb = [a.slot], a.val, True, False
+            elif type(b) is TapeTracer and b._trace is self:
+                inputs, b, ta, tb = [b.slot], b.val, False, True
             else:
-                v = a
-                tracked = False
-            vals.append(v)
-            t = type(v)
-            key.append((v.shape, v.dtype, tracked) if t is np.ndarray or t in _NP_SCALARS
-                       else (t, tracked) if t in _WEAK else (_type_key(v), tracked))
+                inputs, ta, tb = [], False, False
+            vals = [a, b]
+            t, u = type(a), type(b)
+            key = [prim,
+                   (a.shape, a.dtype, ta) if t is np.ndarray else (t, ta) if t in _SCALARS
+                   else (_type_key(a), ta),
+                   (b.shape, b.dtype, tb) if u is np.ndarray else (u, tb) if u in _SCALARS
+                   else (_type_key(b), tb)]
+        elif n == 1:
+            a = args[0]
+            if type(a) is TapeTracer and a._trace is self:
+                inputs, a, ta = [a.slot], a.val, True
+            else:
+                inputs, ta = [], False
+            vals = [a]
+            t = type(a)
+            key = [prim, (a.shape, a.dtype, ta) if t is np.ndarray else (t, ta)
+                   if t in _SCALARS else (_type_key(a), ta)]
+        else:
+            vals, inputs, key = [], [], [prim]
+            for a in args:
+                if type(a) is TapeTracer and a._trace is self:
+                    inputs.append(a.slot)
+                    a, tracked = a.val, True
+                else:
+                    tracked = False
+                vals.append(a)
+                t = type(a)
+                key.append((a.shape, a.dtype, tracked) if t is np.ndarray else (t, tracked)
+                           if t in _SCALARS else (_type_key(a), tracked))
         d = None
         if prim.derivable:
             if params:
-                key.append(tuple(params.items()))
+                items = tuple(params.items())
+                for _, v in items:  # programs holding user functions are never cache keys
+                    if type(v) in (ClosedJaxpr, tuple) and holds_user_functions(v):
+                        return self._staged(prim, vals, params,
+                                            [k[-1] for k in key[1:n + 1]], inputs)
+                key.append(items)
+            key = tuple(key)
             try:
-                d = derived(prim, params, tuple(key), vals)
+                d = _cache.get(key)  # a plain dict read is atomic; misses derive (locked)
+                if d is None:
+                    d = derived(prim, params, key, vals)
+                elif d is _UNDERIVABLE:
+                    d = None
             except TypeError:  # an unhashable parameter: not cached
                 d = None
         if d is None:
-            return self._staged(prim, vals, params, [k[-1] for k in key[1:len(vals) + 1]],
-                                inputs)
+            return self._staged(prim, vals, params, [k[-1] for k in key[1:n + 1]], inputs)
         res = d.forward(*vals)
-        n_out = d.n_out
         first = self.n_slots
+        if d.n_out == 1 and not prim.multiple_results:
+            self.n_slots = first + 1
+            self.nodes.append((first, d, res[1:], inputs))
+            return TapeTracer(self, res[0], first) if d.out_nz[0] else res[0]
+        n_out = d.n_out
         self.n_slots = first + n_out
         self.nodes.append((first, d, res[n_out:], inputs))
-        if n_out == 1 and not prim.multiple_results:
-            return TapeTracer(self, res[0], first) if d.out_nz[0] else res[0]
         return [TapeTracer(self, o, first + i) if nz else o
                 for i, (o, nz) in enumerate(zip(res[:n_out], d.out_nz))]
 

@@ -83,6 +83,28 @@ class ClosedJaxpr:
         return to_dot(self)
 
 
+def holds_user_functions(closed) -> bool:
+    """Does a program (or a tuple of them) hold a user's function in some equation's
+    parameters (a custom rule, a callback), directly or in an inner program? Global caches
+    must not key on such a program: they would keep the user's closures (and what they
+    capture) alive. Cached on the program."""
+    if type(closed) is tuple:
+        return any(_holds(x) for x in closed)
+    hit = closed.cache.get("holds_user_functions")
+    if hit is None:
+        hit = any(_holds(v) for e in closed.jaxpr.eqns for v in e.params.values())
+        closed.cache["holds_user_functions"] = hit
+    return hit
+
+
+def _holds(x):
+    if isinstance(x, ClosedJaxpr):
+        return holds_user_functions(x)
+    if isinstance(x, (tuple, list)):
+        return any(_holds(y) for y in x)
+    return callable(x) and not isinstance(x, type)
+
+
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     """Run a jaxpr by binding each primitive, so evaluation is itself transformable."""
     env = {}
