@@ -17,7 +17,7 @@ from .run import run_fuzz
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=FUZZ_DOC.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tests.fuzz", description=FUZZ_DOC.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=1000, help="number of programs")
     ap.add_argument("--seed", type=int, default=0, help="hypothesis seed (deterministic)")
     ap.add_argument("--max-ops", type=int, default=12)

@@ -25,9 +25,9 @@ import fxad
 import fxad.numpy as fnp
 from fxad.test_util import check_grads
 
-from .rules import test_dot, test_elementwise, test_numpy_extra, test_reductions
-from .rules import test_structural
-from .rules.common import arrays_for, floats, grid
+from ..rules import test_dot, test_elementwise, test_numpy_extra, test_reductions
+from ..rules import test_structural
+from ..rules.common import arrays_for, floats, grid
 
 # Rows that cannot go through NumPy's protocols, and why. Checked to be exactly the rows the
 # conversion below skips, so the list stays true as the tables grow.
