@@ -12,7 +12,8 @@ import fxad
 import fxad.numpy as fnp
 from fxad.errors import ConcretizationError
 from fxad.tree_util import tree_flatten
-from tests.rules import test_dot, test_elementwise, test_reductions, test_structural
+from tests.rules import (test_dot, test_elementwise, test_indexing, test_reductions,
+                         test_structural)
 
 RTOL, ATOL = 1e-10, 1e-12
 
@@ -20,7 +21,8 @@ RTOL, ATOL = 1e-10, 1e-12
 
 ROWS = []
 for _mod_name, _mod in (("elementwise", test_elementwise), ("reductions", test_reductions),
-                        ("structural", test_structural), ("dot", test_dot)):
+                        ("structural", test_structural), ("indexing", test_indexing),
+                        ("dot", test_dot)):
     for _name, _fn, _shapes in _mod.TABLE:
         ROWS.append((_mod_name, _name, _fn, [tuple(s) for s in _shapes]))
 ROW_IDS = [f"{m}-{n}-{'x'.join(str(s) for s in shapes)}" for m, n, _, shapes in ROWS]
@@ -147,9 +149,9 @@ def test_row_hessian(module, name, fn, shapes):
 
 
 def test_table_is_complete():
-    """Every row of the four tables is exercised (and the tables are not empty)."""
+    """Every row of the five tables is exercised (and the tables are not empty)."""
     n = sum(len(m.TABLE) for m in (test_elementwise, test_reductions, test_structural,
-                                   test_dot))
+                                   test_indexing, test_dot))
     assert len(ROWS) == n and n > 200
     assert len(set(ROW_IDS)) == len(ROW_IDS)
 

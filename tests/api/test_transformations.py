@@ -1,14 +1,14 @@
-"""Public API: composition of transformations, control flow, linearize, reverse mode, pytrees,
-output types, dtypes, make_jaxpr printing, stop_gradient and NumPy dispatch.
+"""Public API: jvp and vjp with aux, Python control flow, reverse mode (vjp, grad, argnums,
+value_and_grad), pytrees, output types, Hessians, dtypes, stop_gradient and NumPy dispatch.
+(Nesting of transformations, linearize and linear_transpose: tests/interpreters/; make_jaxpr:
+test_make_jaxpr.py.)
 
 Every expected value is computed by hand (analytic derivatives evaluated with plain NumPy)."""
 import dataclasses
-import re
 from collections import namedtuple
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
 
 import fxad
 import fxad.numpy as fnp
@@ -23,97 +23,8 @@ def close(a, b, rtol=RTOL, atol=ATOL):
                                rtol=rtol, atol=atol)
 
 
-# --- higher order -----------------------------------------------------------------------------
-
 def _sech2(x):
     return 1.0 - np.tanh(x) ** 2
-
-
-# (name, f in fxad, f', f'', f''') with the derivatives written out by hand
-FUNCS = [
-    ("sin", lambda x: fnp.sin(x),
-     np.cos, lambda x: -np.sin(x), lambda x: -np.cos(x)),
-    ("x**4", lambda x: x ** 4,
-     lambda x: 4 * x ** 3, lambda x: 12 * x ** 2, lambda x: 24 * x),
-    ("exp(2x)*x", lambda x: fnp.exp(2 * x) * x,
-     lambda x: np.exp(2 * x) * (2 * x + 1), lambda x: np.exp(2 * x) * (4 * x + 4),
-     lambda x: np.exp(2 * x) * (8 * x + 12)),
-    ("tanh", lambda x: fnp.tanh(x),
-     _sech2, lambda x: -2 * np.tanh(x) * _sech2(x),
-     lambda x: (6 * np.tanh(x) ** 2 - 2) * _sech2(x)),
-]
-FUNC_IDS = [f[0] for f in FUNCS]
-POINTS = [-1.3, -0.4, 0.0, 0.25, 0.7, 1.9]
-
-
-@pytest.mark.parametrize("name,f,d1,d2,d3", FUNCS, ids=FUNC_IDS)
-@pytest.mark.parametrize("x", POINTS)
-def test_grad_orders_1_to_3(name, f, d1, d2, d3, x):
-    close(fxad.grad(f)(x), d1(x))
-    close(fxad.grad(fxad.grad(f))(x), d2(x))
-    close(fxad.grad(fxad.grad(fxad.grad(f)))(x), d3(x))
-
-
-@pytest.mark.parametrize("name,f,d1,d2,d3", FUNCS, ids=FUNC_IDS)
-@settings(max_examples=25, deadline=None)
-@given(x=st.floats(-2.5, 2.5, allow_nan=False))
-def test_third_derivative_hypothesis(name, f, d1, d2, d3, x):
-    close(fxad.grad(fxad.grad(fxad.grad(f)))(x), d3(x), rtol=1e-9, atol=1e-9)
-
-
-@pytest.mark.parametrize("name,f,d1,d2,d3", FUNCS, ids=FUNC_IDS)
-@pytest.mark.parametrize("x", POINTS)
-def test_jvp_of_grad(name, f, d1, d2, d3, x):
-    v = 0.75
-    y, t = fxad.jvp(fxad.grad(f), (x,), (v,))
-    close(y, d1(x))
-    close(t, d2(x) * v)
-
-
-@pytest.mark.parametrize("name,f,d1,d2,d3", FUNCS, ids=FUNC_IDS)
-@pytest.mark.parametrize("x", POINTS)
-def test_grad_of_function_calling_jvp(name, f, d1, d2, d3, x):
-    def fprime(x):
-        return fxad.jvp(f, (x,), (1.0,))[1]
-    close(fprime(x), d1(x))
-    close(fxad.grad(fprime)(x), d2(x))
-    close(fxad.grad(fxad.grad(fprime))(x), d3(x))
-
-
-def test_grad_of_jvp_with_traced_tangent():
-    # g(x) = sum(J_h(x) x) with h = sin(x) * x  =>  g = sum(x sin x + x^2 cos x)
-    def g(x):
-        return fnp.sum(fxad.jvp(lambda z: fnp.sin(z) * z, (x,), (x,))[1])
-    x = np.array([-0.9, 0.1, 0.6, 2.0])
-    close(g(x), np.sum(x * np.sin(x) + x ** 2 * np.cos(x)))
-    close(fxad.grad(g)(x), np.sin(x) + 3 * x * np.cos(x) - x ** 2 * np.sin(x))
-
-
-def test_vmap_of_grad_and_grad_of_vmap():
-    xs = np.array([[0.1, 0.2, 0.3], [-1.0, 0.5, 2.0]])
-    f = lambda x: fnp.sum(fnp.tanh(x) ** 2)  # noqa: E731
-    expected = 2 * np.tanh(xs) * _sech2(xs)
-    close(fxad.vmap(fxad.grad(f))(xs), expected)
-    close(fxad.grad(lambda xs: fnp.sum(fxad.vmap(f)(xs)))(xs), expected)
-
-
-def test_nested_derivatives_do_not_confuse_perturbations():
-    # d/dx [x * d/dy (x * y)] = d/dx [x * x] = 2x ; d/dx [x * d/dy (x + y)] = 1
-    for x in (2.0, -0.5):
-        close(fxad.grad(lambda x: x * fxad.grad(lambda y: x * y)(3.0))(x), 2 * x)
-        close(fxad.grad(lambda x: x * fxad.grad(lambda y: x + y)(3.0))(x), 1.0)
-        close(fxad.jvp(lambda x: x * fxad.jvp(lambda y: x * y, (3.0,), (1.0,))[1],
-                       (x,), (1.0,))[1], 2 * x)
-        close(fxad.grad(lambda x: fxad.jvp(lambda y: fnp.sin(x * y), (1.0,), (1.0,))[1])(x),
-              np.cos(x) - x * np.sin(x))
-
-
-def test_forward_over_forward_and_reverse_over_forward_over_reverse():
-    for x in (-0.8, 0.4):
-        d2 = fxad.jvp(lambda x: fxad.jvp(fnp.sin, (x,), (1.0,))[1], (x,), (1.0,))[1]
-        close(d2, -np.sin(x))
-        d3 = fxad.grad(lambda x: fxad.jvp(fxad.grad(fnp.sin), (x,), (1.0,))[1])(x)
-        close(d3, -np.cos(x))
 
 
 def test_jvp_has_aux():
@@ -200,61 +111,6 @@ def test_grad_through_data_dependent_indexing():
     close(fxad.grad(f)(x), [0.0, 3.0, 0.0, 0.0])
 
 
-# --- linearize --------------------------------------------------------------------------------
-
-LINEAR_NAMES = {"mul", "div", "neg", "add", "sub", "reduce_sum", "broadcast_to", "reshape",
-                "transpose", "convert_element_type", "dot_general", "getitem", "scatter_add",
-                "select", "concatenate", "flip"}
-
-
-def _eqn_names(closed):
-    return [e.primitive.name for e in closed.jaxpr.eqns]
-
-
-@pytest.mark.parametrize("f,df", [
-    (lambda x: fnp.sum(fnp.sin(x) * fnp.exp(x)),
-     lambda x: (np.cos(x) + np.sin(x)) * np.exp(x)),
-    (lambda x: fnp.sum(fnp.tanh(x) ** 2),
-     lambda x: 2 * np.tanh(x) * _sech2(x)),
-    (lambda x: fnp.sum(fnp.log(1.0 + x * x) * fnp.cos(x)),
-     lambda x: 2 * x / (1 + x * x) * np.cos(x) - np.log(1 + x * x) * np.sin(x)),
-    (lambda x: fnp.sqrt(fnp.sum(fnp.exp(x) ** 2)),
-     lambda x: np.exp(2 * x) / np.sqrt(np.sum(np.exp(2 * x)))),
-], ids=["sin*exp", "tanh^2", "log*cos", "sqrt-sum-exp2"])
-def test_linearize_matches_jvp_and_is_linear(f, df):
-    x = np.array([-0.8, 0.1, 0.5, 1.3])
-    v = np.array([0.3, -1.0, 2.0, 0.25])
-    y, f_jvp = fxad.linearize(f, x)
-    close(y, f(x))
-    expected = np.sum(df(x) * v)
-    close(f_jvp(v), expected)
-    close(fxad.jvp(f, (x,), (v,))[1], expected)
-    # linear in v: f_jvp(a v + b w) = a f_jvp(v) + b f_jvp(w)
-    w = np.array([1.0, 0.5, -0.5, 0.0])
-    close(f_jvp(2.0 * v - 3.0 * w), 2.0 * f_jvp(v) - 3.0 * f_jvp(w))
-    names = _eqn_names(f_jvp.jaxpr)
-    assert names, "the linear program should not be empty"
-    assert set(names) <= LINEAR_NAMES, f"nonlinear primitives in linear program: {names}"
-    text = str(f_jvp.jaxpr)
-    for bad in ("sin", "cos", "tanh", "exp", "log", "sqrt", "integer_pow", "pow", "rsqrt"):
-        assert not re.search(rf"=\s*{bad}\b", text), text
-
-
-def test_linearize_pytree_and_multiple_args():
-    def f(p, s):
-        return {"out": p["a"] * fnp.sin(p["b"]) * s}
-    p = {"a": np.array([1.0, 2.0]), "b": np.array([0.3, -0.4])}
-    s = 1.5
-    y, f_jvp = fxad.linearize(f, p, s)
-    close(y["out"], p["a"] * np.sin(p["b"]) * s)
-    tp = {"a": np.array([0.1, 0.2]), "b": np.array([-1.0, 1.0])}
-    ts = np.float64(0.5)
-    t = f_jvp(tp, ts)
-    expected = (tp["a"] * np.sin(p["b"]) * s + p["a"] * np.cos(p["b"]) * tp["b"] * s
-                + p["a"] * np.sin(p["b"]) * ts)
-    close(t["out"], expected)
-
-
 # --- reverse mode -----------------------------------------------------------------------------
 
 def test_vjp_basic_and_has_aux():
@@ -328,32 +184,6 @@ def test_grad_kwargs_are_not_differentiated():
         return fnp.sum(fnp.sin(x)) * scale
     x = np.array([0.1, 0.2])
     close(fxad.grad(f)(x, scale=3.0), 3.0 * np.cos(x))
-
-
-def test_linear_transpose_matches_matrix_transpose():
-    A = np.array([[1.0, 2.0, -1.0], [0.0, 3.0, 4.0], [5.0, -2.0, 0.5], [1.0, 1.0, 1.0]])
-    f = lambda x: A @ x  # noqa: E731
-    ft = fxad.linear_transpose(f, np.zeros(3))
-    ct = np.array([1.0, -1.0, 2.0, 0.5])
-    (res,) = ft(ct)
-    close(res, A.T @ ct)
-
-    B = np.array([[1.0, 2.0, 0.0], [-1.0, 0.5, 3.0], [2.0, 2.0, -4.0]])
-    g = lambda x: B @ x + 2 * x  # noqa: E731
-    gt = fxad.linear_transpose(g, np.zeros(3))
-    for c in (np.array([1.0, 0.0, 0.0]), np.array([0.3, -2.0, 1.5])):
-        (r,) = gt(c)
-        close(r, (B.T + 2 * np.eye(3)) @ c)
-
-
-def test_linear_transpose_two_inputs_and_structure():
-    A = np.array([[1.0, 2.0], [3.0, 4.0], [-1.0, 0.0]])
-    f = lambda x, y: {"u": A @ x - 3.0 * y, "v": fnp.sum(x)}  # noqa: E731
-    ft = fxad.linear_transpose(f, np.zeros(2), np.zeros(3))
-    cu, cv = np.array([1.0, 2.0, -1.0]), 0.5
-    tx, ty = ft({"u": cu, "v": np.float64(cv)})
-    close(tx, A.T @ cu + cv)
-    close(ty, -3.0 * cu)
 
 
 # --- pytrees ----------------------------------------------------------------------------------
@@ -559,48 +389,6 @@ def test_float32_higher_order_and_hessian():
     H = fxad.hessian(lambda x: fnp.sum(x ** 3))(xv)
     assert H.dtype == np.float32
     close(H, np.diag(6 * xv.astype(np.float64)), rtol=1e-5)
-
-
-# --- make_jaxpr -------------------------------------------------------------------------------
-
-def test_make_jaxpr_prints_equations():
-    jaxpr = fxad.make_jaxpr(lambda a, b: a * b)(np.ones(3), np.ones(3))
-    text = str(jaxpr)
-    lines = [ln.strip() for ln in text.splitlines()]
-    assert "c:f64[3] = mul a b" in lines, text
-    assert [e.primitive.name for e in jaxpr.jaxpr.eqns] == ["mul"]
-
-
-def test_make_jaxpr_types_and_shapes():
-    def f(x, y):
-        return fnp.sum(fnp.sin(x) + y, axis=0)
-    text = str(fxad.make_jaxpr(f)(np.ones((2, 3), np.float32), np.ones(3, np.float32)))
-    assert re.search(r"\w+:f32\[2,3\] = sin a\b", text), text
-    assert re.search(r"\w+:f32\[2,3\] = add \w+ b\b", text), text
-    assert re.search(r"\w+:f32\[3\] = reduce_sum", text), text
-    lines = [ln.strip() for ln in text.splitlines()]
-    eq_lines = [ln for ln in lines if re.match(r"^\w+:\w+\[[\d,]*\] = ", ln)]
-    assert len(eq_lines) >= 3
-
-
-def test_make_jaxpr_of_grad_has_no_tracers_and_evaluates():
-    f = lambda x: fnp.sum(fnp.tanh(x) ** 2)  # noqa: E731
-    x = np.array([0.2, -0.4])
-    closed = fxad.make_jaxpr(fxad.grad(f))(x)
-    text = str(closed)
-    assert "Tracer" not in text
-    assert "tanh" in text
-    (res,) = closed(x + 1.0)  # the staged program works at other inputs of this type
-    close(res, 2 * np.tanh(x + 1.0) * _sech2(x + 1.0))
-
-
-def test_make_jaxpr_static_argnums():
-    def f(x, n):
-        for _ in range(n):
-            x = fnp.sin(x)
-        return x
-    names = [e.primitive.name for e in fxad.make_jaxpr(f, static_argnums=1)(1.0, 3).jaxpr.eqns]
-    assert names == ["sin", "sin", "sin"]
 
 
 # --- stop_gradient ----------------------------------------------------------------------------
