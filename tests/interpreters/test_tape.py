@@ -3,8 +3,6 @@ staged path (linearize, then transpose), the reference: the same values and grad
 every rule-table row; each primitive's JVP rule runs once per signature; the derivation cache
 is thread-safe, bounded and keeps no user objects alive."""
 import gc
-import importlib
-import pkgutil
 import sys
 import threading
 import weakref
@@ -19,7 +17,7 @@ from fxad import lax
 from fxad.interpreters import tape
 from fxad.tree_util import tree_leaves
 
-import tests.rules as rule_tables
+from tests.rules.test_coverage import table_modules
 
 
 @contextmanager
@@ -32,12 +30,10 @@ def staged():
 
 
 def _tables():
+    """Every row of every rule table (found as the coverage test finds them)."""
     rows = []
-    for info in pkgutil.iter_modules(rule_tables.__path__):
-        if info.name.startswith("test_"):
-            mod = importlib.import_module(f"{rule_tables.__name__}.{info.name}")
-            rows += [(f"{info.name}:{r[0]}:{r[2]}", r[1], r[2])
-                     for r in getattr(mod, "TABLE", [])]
+    for name, mod in table_modules().items():
+        rows += [(f"{name.split('.')[-1]}:{r[0]}:{r[2]}", r[1], r[2]) for r in mod.TABLE]
     return rows
 
 
