@@ -155,11 +155,12 @@ def test_the_derivation_cache_is_thread_safe(monkeypatch):
 def test_the_derivation_cache_is_bounded_and_keeps_no_user_objects(monkeypatch):
     monkeypatch.setattr(tape, "_cache", {})
     monkeypatch.setattr(tape, "_CACHE_SIZE", 16)
-    w = np.linspace(1.0, 2.0, 50)
-    ref = weakref.ref(w)
-    for n in range(1, 50):
-        fxad.grad(lambda v: fnp.sum(v * w[:n]))(np.ones(n))
+    def use():
+        w = np.linspace(1.0, 2.0, 50)
+        for n in range(1, 50):
+            fxad.grad(lambda v: fnp.sum(v * w[:n]))(np.ones(n))
+        return weakref.ref(w)
+    ref = use()
     assert len(tape._cache) <= 16
-    del w
     gc.collect()
     assert ref() is None
