@@ -41,6 +41,8 @@ the outputs, for the scalar ones):
 
   grads       fxad.test_util.check_grads(f, order=2, modes=("fwd", "rev")): JVP vs central
               differences, VJP vs differences, and the transpose identity
+  tape        eager grad(g) and vjp(f) on the tape of derived pullbacks == the staged path
+              (fxad.config.eager_tape = False: linearize, then transpose)
   linearize   linearize(f) gives f(x) and jvp's tangent
   jacobians   jacfwd(f) == jacrev(f)
   jit         jit(f) == f

@@ -149,7 +149,24 @@ def prop_dtypes(p, f):
         raise AssertionError(f"dtypes on float32 inputs: grad gives {_dtypes(gr)}")
 
 
-PROPERTIES = {"grads": prop_grads, "linearize": prop_linearize,
+def prop_tape(p, f):
+    """Eager grad and vjp on the tape of derived pullbacks == the staged path (linearize,
+    then transpose), the reference, to rounding."""
+    nums = tuple(range(p.n_in))
+    g = fxad.grad(_scalar(f), argnums=nums)
+    out, f_vjp = fxad.vjp(f, *p.x0())
+    ct = fxad.tree_util.tree_map(lambda o: np.ones_like(np.asarray(o)), out)
+    got = (g(*p.x0()), f_vjp(ct))
+    fxad.config.eager_tape = False
+    try:
+        out, f_vjp = fxad.vjp(f, *p.x0())
+        want = (g(*p.x0()), f_vjp(ct))
+    finally:
+        fxad.config.eager_tape = True
+    assert_close("tape vs staged grad and vjp", got, want)
+
+
+PROPERTIES = {"grads": prop_grads, "tape": prop_tape, "linearize": prop_linearize,
               "jacobians": prop_jacobians, "jit": prop_jit,
               "jit_grad": prop_jit_grad, "vmap": prop_vmap, "vmap_grad": prop_vmap_grad,
               "hessians": prop_hessians, "dtypes": prop_dtypes}
