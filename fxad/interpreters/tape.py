@@ -212,7 +212,9 @@ class TapeTrace(Trace):
             if params:
                 items = tuple(params.items())
                 for _, v in items:  # programs holding user functions are never cache keys
-                    if type(v) in (ClosedJaxpr, tuple) and holds_user_functions(v):
+                    if (type(v) is ClosedJaxpr or (type(v) is tuple and v and
+                                                   type(v[0]) is ClosedJaxpr)) and \
+                            holds_user_functions(v):
                         return self._staged(prim, vals, params,
                                             [k[-1] for k in key[1:n + 1]], inputs)
                 key.append(items)
