@@ -274,7 +274,8 @@ def _plan(jaxpr, n_consts, n_carry):
     kind = {}
     for e in j.eqns:
         ins = [v for v in e.invars if type(v) is not Literal]
-        if any(v in on_carry for v in ins):
+        if e.primitive.effectful or any(v in on_carry for v in ins):
+            # an effectful equation (a callback) runs once per step, where the body says
             on_carry.update(e.outvars)
             kind[e] = "carry"
         elif any(v in on_xs for v in ins):
@@ -286,7 +287,7 @@ def _plan(jaxpr, n_consts, n_carry):
     need = {v for i in moving for v in [carry_out[i]] if type(v) is not Literal}
     in_loop = set()
     for e in reversed(j.eqns):
-        if kind[e] == "carry" and any(v in need for v in e.outvars):
+        if kind[e] == "carry" and (e.primitive.effectful or any(v in need for v in e.outvars)):
             in_loop.add(e)
             need.update(v for v in e.invars if type(v) is not Literal)
 
