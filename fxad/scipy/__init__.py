@@ -2,3 +2,4 @@
 from . import special  # noqa: F401
 from . import linalg  # noqa: F401
 from . import integrate  # noqa: F401
+from . import optimize  # noqa: F401

@@ -1,0 +1,5 @@
+"""scipy.optimize's solvers with fxad's derivatives, and solutions differentiable in their
+parameters by the implicit function theorem (notes/08_scipy_solvers.md)."""
+from scipy.optimize import OptimizeResult  # noqa: F401  (the result type, SciPy's own)
+
+from ._minimize import minimize  # noqa: F401
