@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, get_aval, trace_stack
-from ..errors import FxadTypeError, FxadValueError
+from ..errors import FxadTypeError, FxadValueError, OpaqueFunctionError
 from ..ir.staging import StagingTrace, stage
 from .helpers import bdim_to_front
 from .scan import bind_scan
@@ -71,7 +71,7 @@ def _impl(*args, callback, result_avals, vmap_method):
 
 
 def _jvp(primals, tangents, callback, result_avals, vmap_method):
-    raise FxadTypeError(
+    raise OpaqueFunctionError(
         "pure_callback cannot be differentiated: fxad cannot see inside the callback. Wrap "
         "the function that calls it in fxad.custom_jvp or fxad.custom_vjp and give its "
         "derivative there (fxad.scipy's solvers do this); to treat the result as a "

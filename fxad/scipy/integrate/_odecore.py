@@ -57,6 +57,7 @@ class Config:
     rtol: float | None
     atol: float | tuple | None
     options: tuple = ()
+    purpose: str = ""  # what a failure message says this solve is for
 
     def tiled(self, k):
         """For a system of k stacked copies of the state."""
@@ -65,11 +66,17 @@ class Config:
         return self
 
     def widened(self, n, extra):
-        """For a state (y, ...) of n + extra components (the adjoint's (y, a, a_p)): the
-        per-component atol of y repeats for a, and the smallest covers a_p."""
+        """For the adjoint state (y, a, a_p) of 2n + extra components: the per-component
+        atol of y repeats for a, and the smallest covers a_p."""
+        cfg = replace(self, purpose=ADJOINT)
         if isinstance(self.atol, tuple):
-            return replace(self, atol=self.atol * 2 + (min(self.atol),) * extra)
-        return self
+            return replace(cfg, atol=self.atol * 2 + (min(self.atol),) * extra)
+        return cfg
+
+
+ADJOINT = (" in the adjoint system, integrated backwards in time for reverse mode (a stiff, "
+           "strongly damped system is unstable backwards: use forward mode, jacfwd or jvp, "
+           "for it)")
 
 
 def _f64(x):
@@ -79,11 +86,16 @@ def _f64(x):
 
 # --- running SciPy -----------------------------------------------------------------------
 
-def _numpy_rhs(rhs, params):
+def _numpy_rhs(rhs, params, purpose):
     run = compiled_for(rhs)
 
     def f(t, y):
-        return np.array(run(y, np.float64(t), *params)[0], dtype=np.float64)
+        with np.errstate(all="ignore"):  # non-finite values raise below
+            out = np.array(run(y, np.float64(t), *params)[0], dtype=np.float64)
+        if not np.isfinite(out).all():  # a solver fed NaN can loop for ever
+            raise FxadValueError(f"the right-hand side is not finite at t = {t}{purpose} "
+                                 "(the solution blows up, or the model divides by zero)")
+        return out
     return f
 
 
@@ -128,7 +140,7 @@ def integrate(cfg, rhs, y0, ts, params):
 
 
 def _scipy(cfg, rhs, y0, ts, params):
-    f = _numpy_rhs(rhs, params)
+    f = _numpy_rhs(rhs, params, cfg.purpose)
     jac = _numpy_jac(rhs, params) if cfg.method in IMPLICIT else None
     opts = dict(cfg.options)
     tol = {k: v for k, v in (("rtol", cfg.rtol), ("atol", cfg.atol)) if v is not None}
@@ -140,15 +152,16 @@ def _scipy(cfg, rhs, y0, ts, params):
             Y, info = scipy.integrate.odeint(f, y0, ts, Dfun=jac, full_output=True, tfirst=True,
                                              **tol, **opts)
         if info["message"] != "Integration successful.":
-            raise FxadValueError(f"odeint failed: {info['message']} Try mxstep= (more steps), "
-                                 "other tolerances, or check the model for blow-up.")
+            raise FxadValueError(f"odeint failed{cfg.purpose}: {info['message']} Try mxstep= "
+                                 "(more steps), other tolerances, or check the model for "
+                                 "blow-up.")
         return Y, np.array([info["nfe"][-1], info["nje"][-1], 0], dtype=np.float64)
     if jac is not None:
         opts["jac"] = jac
     sol = scipy.integrate.solve_ivp(f, (ts[0], ts[-1]), y0, method=cfg.method, t_eval=ts,
                                     **tol, **opts)
     if sol.status != 0 or sol.y.shape[1] != ts.size:
-        raise FxadValueError(f"solve_ivp ({cfg.method}) failed: {sol.message} Try other "
+        raise FxadValueError(f"solve_ivp ({cfg.method}) failed{cfg.purpose}: {sol.message} Try other "
                              "tolerances or another method (e.g. 'BDF' or 'LSODA' for stiff "
                              "problems), or check the model for blow-up.")
     return sol.y.T.copy(), np.array([sol.nfev, sol.njev, sol.nlu], dtype=np.float64)
