@@ -248,6 +248,12 @@ def test_ode_errors():
         fi.odeint(f, [1.0], [0.0, 1.0, 0.5])
     with pytest.raises(FxadValueError, match="returned 2 values for a state of 1"):
         fi.odeint(lambda y, t: fnp.concatenate([y, y]), [1.0], [0.0, 1.0])
+    with pytest.raises(FxadTypeError, match="complex parameter"):  # never dropped silently
+        fxad.grad(lambda k: fi.odeint(lambda y, t, k: -fnp.real(k) * y, [1.0], [0.0, 1.0],
+                                      args=(k,))[-1, 0])(1.0 + 0j)
+    with pytest.raises(FxadTypeError, match="complex parameter"):
+        fxad.grad(lambda k: fi.quad(lambda x, k: fnp.real(k) * x, 0.0, 1.0, args=(k,))[0])(
+            1.0 + 0j)
     g = lambda t, y: -y  # noqa: E731
     with pytest.raises(FxadValueError, match="dense_output"):
         fi.solve_ivp(g, (0, 1), [1.0], dense_output=True)

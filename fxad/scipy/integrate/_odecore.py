@@ -35,7 +35,7 @@ from ...api import jacfwd, vmap
 from ...api.callback import ShapeDtypeStruct, pure_callback
 from ...core import ShapedArray, Tracer
 from ...custom_derivatives import custom_jvp
-from ...errors import FxadValueError
+from ...errors import FxadTypeError, FxadValueError
 from ...interpreters.jvp import Zero, jvp_flat
 from ...interpreters.transpose import vjp_flat
 from ...ir.codegen import compiled_for
@@ -182,6 +182,17 @@ def _nonzero(t):
     return isinstance(t, Tracer) or bool(np.any(np.asarray(t) != 0))
 
 
+def carries_tangent(p, t, what):
+    """Does this argument carry a tangent the rule must propagate? (Float arguments with a
+    possibly non-zero tangent; a complex one is refused rather than silently dropped.)"""
+    kind = np.dtype(p.dtype).kind
+    if kind == "c" and _nonzero(t):
+        raise FxadTypeError(f"differentiating {what} in a complex parameter is not "
+                            "supported; pass its real and imaginary parts as real parameters")
+    return kind == "f" and _nonzero(t)
+
+
+
 def _solver(rhs, cfg):
     def primal(y0, ts, *params):
         n, m = y0.shape[0], ts.shape[0]
@@ -195,8 +206,7 @@ def _solver(rhs, cfg):
     def fn_jvp(primals, tangents):
         y0, ts, *params = primals
         Y, stats = fn(*primals)
-        active = [_nonzero(t) and np.dtype(p.dtype).kind == "f"
-                  for p, t in zip(primals, tangents)]
+        active = [carries_tangent(p, t, "an ODE solve") for p, t in zip(primals, tangents)]
         if not any(active):
             return [Y, stats], [fnp.zeros_like(Y), fnp.zeros_like(stats)]
         lin = [t for t, a in zip(tangents, active) if a]

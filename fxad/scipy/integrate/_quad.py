@@ -23,6 +23,7 @@ from ...ir.codegen import compiled_for
 from ...ir.intern import intern
 from ...ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from ...ir.staging import stage
+from ._odecore import carries_tangent
 from ...tree_util import tree_flatten, tree_unflatten
 
 
@@ -86,8 +87,7 @@ def _integral_fn(fj, cfg, scalar):
                 fin = fnp.isfinite(lim)
                 at = eval_jaxpr(fj.jaxpr, fj.consts, fnp.where(fin, lim, 0.0), *params)[0]
                 tan = tan + sign * fnp.where(fin, at, 0.0) * d
-        mask = tuple(_nonzero(t) and get_aval(p).dtype.kind == "f"
-                     for p, t in zip(params, dps))
+        mask = tuple(carries_tangent(p, t, "quad") for p, t in zip(params, dps))
         if any(mask):  # under the integral sign: G = ∫ ∂f/∂p dx, the tangent G · dp
             gj = _jacobian_integrand(fj, mask)
             G, _ = integral(gj, cfg, False, a, b, params)
