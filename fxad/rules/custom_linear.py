@@ -33,7 +33,7 @@ from ..interpreters.transpose import UndefinedPrimal, backward_pass, is_undefine
 from ..ir.codegen import compiled_for
 from ..ir.jaxpr import eval_jaxpr
 from ..ir.staging import stage
-from .helpers import batched_at_0, broadcast_batched, moveaxis
+from .helpers import batched_at_0, broadcast_batched, moveaxis, unbroadcast
 from . import ops
 
 
@@ -73,7 +73,10 @@ def _linear_call_transpose(cts, *args, fun, transpose, n_res, out_avals, name):
     if len(got) != len(lin):
         raise FxadTypeError(f"the transpose of '{name}' returned {len(got)} cotangents for "
                             f"{len(lin)} linear arguments")
-    return [None] * n_res + [c if is_undefined(x) else None for c, x in zip(got, lin)]
+    # (in the operand's dtype and shape: a transpose written with NumPy promotion in mind
+    # may return float64 for a float32 operand)
+    return [None] * n_res + [unbroadcast(c, x.aval) if is_undefined(x) and c is not None
+                             else None for c, x in zip(got, lin)]
 
 
 def _linear_call_batch(vals, dims, fun, transpose, n_res, out_avals, name):

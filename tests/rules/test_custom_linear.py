@@ -97,3 +97,13 @@ def test_jit_and_has_aux():
     x = np.linalg.solve(m, b)
     np.testing.assert_allclose(g, np.linalg.solve(m, 2 * x))
     assert int(f(b)[1]) == 7
+
+
+def test_cotangents_keep_the_operands_dtype():
+    """(found by the fuzzer) a transpose computing in float64 for a float32 operand."""
+    x = np.ones(3, np.float32)
+    f = lambda x: fnp.sum(linear_call(lambda r, x: fnp.cos(r) * x,  # noqa: E731
+                                      lambda r, ct: fnp.cos(r) * ct, np.float64(0.5), x))
+    g = fxad.grad(f)(x)
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, np.cos(0.5), rtol=1e-6)

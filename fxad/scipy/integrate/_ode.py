@@ -178,7 +178,7 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
                                          atol=atol, **options)
     # the solve starts at t_span[0], where y0 is given (a repeated time costs nothing)
     got = _run(fun, y0, fnp.concatenate([t0[None], t_out]), args, cfg, False, name, plain)
-    if isinstance(got, scipy.integrate._ivp.ivp.OdeResult):
+    if isinstance(got, dict):  # SciPy's own result (the plain path)
         return OdeResult(got)
     Y, stats = got
     counters = {k: (int(v) if not isinstance(v, Tracer) else v.astype(np.int64))

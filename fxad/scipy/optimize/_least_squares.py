@@ -68,16 +68,15 @@ def least_squares(fun: Callable, x0: Any, jac: Any = None, bounds: Any = (-np.in
     x_aval = ShapedArray(x0.shape, np.float64)
     opts = dict(method=method, ftol=ftol, xtol=xtol, gtol=gtol, loss=loss, f_scale=f_scale,
                 diff_step=diff_step, tr_solver=tr_solver, tr_options=tr_options or {},
-                jac_sparsity=jac_sparsity, max_nfev=max_nfev, verbose=verbose,
-                callback=callback)
-    if x_scale is not None:
-        opts["x_scale"] = x_scale
-    if workers is not None:
-        opts["workers"] = workers
+                jac_sparsity=jac_sparsity, max_nfev=max_nfev, verbose=verbose)
+    for k, v in (("x_scale", x_scale), ("callback", callback), ("workers", workers)):
+        if v is not None:  # (newer SciPy's arguments: passed only when given)
+            opts[k] = v
 
     def scipy_run(fns, user_args, lo, hi, guess):
-        j = (lambda x, *_: fns("jac")(x)) if jac is None else jac
-        f = (lambda x, *_: fns("value")(x)) if jac is None or not callable(jac) else fun2
+        value, jacobian = fns("value"), (fns("jac") if jac is None else None)
+        j = (lambda x, *_: jacobian(x)) if jac is None else jac
+        f = (lambda x, *_: value(x)) if jac is None or not callable(jac) else fun2
         return scipy.optimize.least_squares(f, guess, jac=j, bounds=(lo, hi), args=user_args,
                                             **opts)
     lo, hi = (bounds.lb, bounds.ub) if isinstance(bounds, scipy.optimize.Bounds) else bounds

@@ -14,6 +14,9 @@ from ... import numpy as fnp
 from ...api import grad
 from ...core import ShapedArray
 from ...errors import ConcretizationError, FxadTypeError, TracerArrayConversionError
+from ...ir.codegen import compiled_for
+from ...ir.jaxpr import eval_jaxpr
+from ...ir.staging import stage
 from ._implicit import counters_of, message, result, solve_implicitly
 from ._objective import EagerFns, Staged, as_args, numpy_fns, traced
 
@@ -30,9 +33,11 @@ def _fns(fun, x_aval, args, name, pick):
 
 def _root_kwargs(fns, method, jac):
     if jac is None:
+        value = fns("value")
         if str(method).lower() in USES_JAC:
-            return dict(fun=lambda x, *_: fns("value")(x), jac=lambda x, *_: fns("jac")(x))
-        return dict(fun=lambda x, *_: fns("value")(x))
+            jacobian = fns("jac")
+            return dict(fun=lambda x, *_: value(x), jac=lambda x, *_: jacobian(x))
+        return dict(fun=lambda x, *_: value(x))
     return dict(fun=None, jac=jac)
 
 
@@ -90,12 +95,9 @@ def _second_derivative(staged):
     key = ("optimize", "d2")
     hit = staged.jaxpr.cache.get(key)
     if hit is None:
-        from ...ir.codegen import compiled_for
-        from ...ir.staging import stage
         j = staged.jaxpr
 
         def value(x, *p):
-            from ...ir.jaxpr import eval_jaxpr
             return eval_jaxpr(j.jaxpr, [], x, *p)[0]
         hit = staged.jaxpr.cache[key] = compiled_for(stage(
             lambda x, *p: [grad(grad(value))(x, *p)], j.in_avals, name="root_scalar f''"))
