@@ -192,7 +192,6 @@ def carries_tangent(p, t, what):
     return kind == "f" and _nonzero(t)
 
 
-
 def _solver(rhs, cfg):
     def primal(y0, ts, *params):
         n, m = y0.shape[0], ts.shape[0]
