@@ -89,7 +89,8 @@ def test_minimize_feeds_scipy_fxads_derivatives():
     g, h = fxad.grad(f), fxad.hessian(f)
     for method in ("BFGS", "Newton-CG", "trust-exact", "trust-ncg"):
         got = fo.minimize(nonlinear, np.zeros(3), args=(A0, 0.3), method=method)
-        want = so.minimize(f, np.zeros(3), jac=g, hess=h, method=method)
+        want = so.minimize(f, np.zeros(3), jac=g, method=method,
+                           hess=None if method == "BFGS" else h)
         assert (got.nit, got.nfev) == (want.nit, want.nfev)
         np.testing.assert_allclose(got.x, want.x, rtol=1e-12)
         assert type(got) is so.OptimizeResult and got.success
