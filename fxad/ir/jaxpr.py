@@ -24,6 +24,27 @@ class Eqn:
         return f"Eqn({self.primitive.name}, {self.invars} -> {self.outvars})"
 
 
+def has_effects(eqn) -> bool:
+    """Must this equation run exactly where and as often as the program says? Yes if its
+    primitive is effectful (a callback), or a program among its parameters (a loop or
+    branch body, a jit call) holds such an equation: simplification and loop hoisting
+    leave those alone."""
+    if eqn.primitive.effectful:
+        return True
+    for p in eqn.params.values():
+        for j in (p if type(p) is tuple else (p,)):
+            if type(j) is ClosedJaxpr and _body_effects(j):
+                return True
+    return False
+
+
+def _body_effects(closed):
+    hit = closed.cache.get("has_effects")
+    if hit is None:
+        hit = closed.cache["has_effects"] = any(has_effects(e) for e in closed.jaxpr.eqns)
+    return hit
+
+
 class Jaxpr:
     """`{ lambda constvars ; invars . let eqns in outvars }`. Outvars may be Literals."""
     __slots__ = ("constvars", "invars", "eqns", "outvars")

@@ -12,7 +12,8 @@ custom_vjp_call(*args; fun, fwd, bwd, name)
   batching   a custom_vjp_call of the vmapped fun, fwd and bwd
 custom_lin(*primals, *residuals, *tangents; fwd, bwd, ...)
   impl       the JVP of fwd's primal output (forward mode through custom_vjp works); if fwd
-             cannot be traced (opaque NumPy), the transpose of bwd, the same linear map
+             cannot be traced (opaque NumPy, a pure_callback), the transpose of bwd, the
+             same linear map
   transpose  the user's bwd(residuals, cts): reverse mode uses the custom rule
   batching   the vmapped impl
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray, get_aval, rule_source
-from ..errors import ConcretizationError, TracerArrayConversionError
+from ..errors import ConcretizationError, OpaqueFunctionError, TracerArrayConversionError
 from ..interpreters.jvp import Zero, instantiate, jvp_flat
 from ..interpreters.transpose import backward_pass
 from ..ir.staging import stage
@@ -145,7 +146,7 @@ def _custom_lin_impl(*args, fwd, bwd, n_p, n_res, nz, out_avals, name):
     try:
         _, touts = jvp_flat(lambda *p: list(fwd(*p)[0]), list(primals), tangents,
                             name=f"jvp of {name} fwd")
-    except (TracerArrayConversionError, ConcretizationError):
+    except (TracerArrayConversionError, ConcretizationError, OpaqueFunctionError):
         def bwd_flat(*cts):
             return [np.zeros(get_aval(p).shape, get_aval(p).dtype) if c is None else c
                     for c, p in zip(bwd(residuals, list(cts)), primals)]

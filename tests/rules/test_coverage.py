@@ -28,7 +28,10 @@ COVERED_ELSEWHERE = {"stop_gradient": "test_elementwise.test_stop_gradient_is_ze
                      "scan": "tests/rules/test_control_flow.py",
                      "while_loop": "tests/rules/test_control_flow.py",
                      # the linear half of custom_vjp_call's JVP: every custom_vjp row runs it
-                     "custom_lin": "test_calls (custom_vjp_call, checkpoint rows)"}
+                     "custom_lin": "test_calls (custom_vjp_call, checkpoint rows)",
+                     # opaque: no derivative of its own; tests/api/test_callback.py checks
+                     # it, and differentiated through custom rules, in every mode
+                     "pure_callback": "tests/api/test_callback.py"}
 
 
 def _defines_table(path):
