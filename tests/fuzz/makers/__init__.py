@@ -7,6 +7,6 @@ from __future__ import annotations
 from .. import registry
 from . import (  # noqa: F401  (importing a family registers its makers)
     control_flow, elementwise, fft, indexing, linalg, products, reductions, series, shapes,
-    statistics)
+    scipy_solvers, statistics)
 
 registry.check_complete()

@@ -1,5 +1,4 @@
-"""Fuzz makers for issue 18's solvers (conventions of tests/fuzz.py: each `mk_<name>(g)` adds
-one line of Python over fxad functions or raises Reject; values stay in safe domains).
+"""Makers: SciPy-solver building blocks (implicit differentiation and quadrature).
 
   custom_linear_solve   a 2..4-dim SPD system built from a program value (symmetric=True,
                         dense solve): derivatives through the matrix and the right-hand side
@@ -7,7 +6,7 @@ one line of Python over fxad functions or raises Reject; values stay in safe dom
   quad                  ∫_0^1 of a smooth integrand of a program value (tight tolerances, so
                         forward and reverse mode agree to rounding)
 
-The lead wires them in: `MAKERS` below is appended to tests/fuzz.py's list. (No ODE maker:
+(No ODE maker:
 forward sensitivities and the adjoint agree to the solver's tolerance, not to rounding, so
 the fuzzer's exact cross-checks do not apply; tests/scipy/test_integrate.py checks them.)
 """
@@ -15,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fuzz import Reject, guard
+from ..generator import guard
+from ..registry import maker
 
 SOLVE = "lambda mv, b: fnp.linalg.solve(fxad.jacfwd(mv)(b), b)"
 
@@ -24,6 +24,7 @@ def _vector(g, lo=2, hi=4):
     return g.pick(lambda n: len(n.shape) == 1 and lo <= n.shape[0] <= hi)
 
 
+@maker(weight=2)
 def mk_custom_linear_solve(g):
     i = _vector(g)
     n = g.shape(i)[0]
@@ -34,6 +35,7 @@ def mk_custom_linear_solve(g):
     return "custom_linear_solve", expr, [i, j]
 
 
+@maker(weight=1)
 def mk_linear_call(g):
     i = g.pick()
     j = g.partner(i, same=True)
@@ -42,6 +44,7 @@ def mk_linear_call(g):
     return "linear_call", expr, [i, j]
 
 
+@maker(weight=1)
 def mk_quad(g):
     i = g.pick(lambda n: len(n.shape) <= 1 and int(np.prod(n.shape)) <= 3)
     a = g.bounded(0, i, 2.0)
@@ -54,7 +57,3 @@ def mk_quad(g):
             "epsrel=1e-13)[0]")
     return "quad", expr, [i]
 
-
-MAKERS = [(mk_custom_linear_solve, 2), (mk_linear_call, 1), (mk_quad, 1)]
-
-__all__ = ["MAKERS", "Reject"]
