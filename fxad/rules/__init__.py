@@ -2,5 +2,5 @@
 (`ops` imports the families; see fxad/rules/ops.py)."""
 from . import ops  # noqa: F401  (first: the families import it)
 from . import (  # noqa: F401
-    call, cond, cumulative, custom, dot, elementwise, fft, indexing, linalg_decomp, linalg_solve,
+    call, cond, conv, cumulative, custom, dot, elementwise, fft, indexing, linalg_decomp, linalg_solve,
     reductions, scan, special, structural, while_loop)
