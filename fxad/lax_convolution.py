@@ -43,6 +43,8 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
         raise FxadValueError(f"padding must be 'VALID', 'SAME', 'SAME_LOWER' or a sequence of "
                              f"(low, high) pairs, got {padding!r}")
     kind = padding.upper()
+    if any(int(s) < 1 for s in window_strides):
+        raise FxadValueError(f"window strides must be >= 1, got {tuple(window_strides)}")
     if kind == "VALID":
         return [(0, 0)] * len(in_shape)
     pads = []

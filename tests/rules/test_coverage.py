@@ -12,6 +12,8 @@ from fxad.test_util import check_grads
 
 from . import (test_calls, test_dot, test_elementwise, test_numpy_extra, test_numpy_more,
                test_reductions, test_special, test_structural, test_linalg)
+from . import test_conv  # noqa: E402
+from . import test_windowed  # noqa: E402
 from .common import primitives_used
 
 # Checked exactly elsewhere (finite differences cannot see them) or only as transposes.
@@ -35,7 +37,8 @@ def test_every_primitive_has_every_rule():
 def test_every_primitive_has_a_table_row():
     used = set()
     for mod in (test_elementwise, test_reductions, test_structural, test_dot, test_special,
-                test_numpy_extra, test_numpy_more, test_linalg, test_calls):
+                test_numpy_extra, test_numpy_more, test_linalg, test_calls, test_conv,
+                test_windowed):
         for _, fn, shapes in mod.TABLE:
             used |= primitives_used(fn, shapes)
     missing = set(all_primitives()) - used - set(COVERED_ELSEWHERE)
