@@ -51,8 +51,9 @@ def hard_sigmoid(x):
 
 def hard_silu(x):
     """x * hard_sigmoid(x): 0 below -3, x above 3 (also at ±inf), x (x + 3) / 6 between."""
-    mid = lax.div(lax.mul(x, lax.add(x, 3.0)), 6.0)
-    return lax.select(lax.le(x, -3), 0.0, lax.select(lax.ge(x, 3), x, mid))
+    lo, hi = lax.le(x, -3), lax.ge(x, 3)
+    xm = lax.select(lax.logical_or(lo, hi), 0.0, x)  # the quadratic only where used
+    return lax.select(lo, 0.0, lax.select(hi, x, lax.div(lax.mul(xm, lax.add(xm, 3.0)), 6.0)))
 
 
 hard_swish = hard_silu
@@ -100,8 +101,11 @@ def log_sigmoid(x):
 
 
 def soft_sign(x):
-    """x / (|x| + 1)."""
-    return lax.div(x, lax.add(lax.abs(x), 1.0))
+    """x / (|x| + 1), written per sign so that derivatives at 0 are the right-hand ones
+    (as JAX's, whose |x|' is 1 at 0)."""
+    pos = lax.ge(x, 0)
+    xp, xn = lax.select(pos, x, 0.0), lax.select(pos, 0.0, x)  # each branch kept finite
+    return lax.select(pos, lax.div(xp, lax.add(xp, 1.0)), lax.div(xn, lax.sub(1.0, xn)))
 
 
 def sparse_plus(x):
@@ -124,10 +128,10 @@ def squareplus(x, b=4):
     a = lax.abs(x)
     big = lax.ge(a, sb)
     a_big = lax.select(big, a, sb)        # >= sqrt(b): no division by 0
-    a_small = lax.select(big, 0.0, a)     # < sqrt(b): no overflow
+    x_small = lax.select(big, 0.0, x)     # < sqrt(b): no overflow (x, not |x|: smooth at 0)
     u = lax.div(sb, a_big)
     r = lax.select(big, lax.mul(a_big, lax.sqrt(lax.add(1.0, lax.mul(u, u)))),
-                   lax.sqrt(lax.add(lax.mul(a_small, a_small), b)))
+                   lax.sqrt(lax.add(lax.mul(x_small, x_small), b)))
     pos = lax.ge(x, 0)
     return lax.select(pos, lax.mul(0.5, lax.add(x, r)),
                       lax.div(b, lax.mul(2.0, lax.add(r, a))))
