@@ -19,7 +19,7 @@ from .rules.special import softplus as _softplus
 
 __all__ = ["celu", "elu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
            "identity", "leaky_relu", "log1mexp", "log_sigmoid", "logmeanexp", "mish",
-           "one_hot", "relu6", "selu", "soft_sign", "sparse_plus", "sparse_sigmoid",
+           "one_hot", "relu", "relu6", "selu", "soft_sign", "sparse_plus", "sparse_sigmoid",
            "squareplus", "standardize", "tanh"]
 
 tanh = lax.tanh
@@ -33,6 +33,13 @@ def identity(x):
 # Constants in the branches are Python scalars (select broadcasts them, keeping x's dtype),
 # and the conditions are arranged so that a NaN input falls through to the branch that
 # depends on x: NaN propagates, and inf never meets a 0 (x * 0 would be NaN).
+
+def relu(x):
+    """max(x, 0) with derivative 0 at 0 (as JAX and PyTorch). One select against a constant:
+    the backward pass is one pass (no x * 0 branch to differentiate), relu(-inf) is 0 and
+    relu(NaN) is NaN."""
+    return lax.select(lax.le(x, 0), 0.0, x)
+
 
 def relu6(x):
     """min(max(x, 0), 6), with derivative 0 at 0 and at 6 (as JAX)."""

@@ -195,47 +195,93 @@ def reduce_windows(ufunc, x, window, strides, pads, base_dilation, window_dilati
     return out
 
 
-def select_in_windows(x, window, strides, pads, base_dilation, window_dilation, fill, better):
-    """The index of the selected offset in each window: scanning offsets in row-major
-    order, a candidate replaces the current choice unless `better(current, candidate)`
-    (greater-or-equal for max: the first maximum wins, and a NaN is selected, as in XLA's
-    select_and_scatter). Padding and holes hold `fill` and can be selected (their tangent
-    and cotangent are zero). Returns (padded operand, output shape, index array)."""
+def _padded_windows(x, window, strides, pads, base_dilation, window_dilation, fill):
     xp = pad_dilate(x, pads, base_dilation, fill)
     out_sp = tuple(window_out_size(n, p, a, k, b, s) for n, p, a, k, b, s in
                    zip(x.shape, pads, base_dilation, window, window_dilation, strides))
-    best = arg = None
-    for k, (_, idx) in enumerate(offset_slices(window, strides, window_dilation, out_sp)):
-        cand = xp[idx]
-        if best is None:
-            best, arg = cand.copy(), np.zeros(out_sp, np.intp)
-            continue
-        take = ~better(best, cand)
-        np.copyto(best, cand, where=take)
-        arg[take] = k
-    return xp, out_sp, arg
+    return xp, out_sp, [idx for _, idx in offset_slices(window, strides, window_dilation,
+                                                         out_sp)]
 
+
+def _selected(xp, out_sp, slices, better, extreme):
+    """For each window offset (row-major), its basic index and a mask of the windows whose
+    selected element is at that offset. The selection scans each window and keeps the
+    current element unless `better(current, candidate)` fails (>= for max: the FIRST
+    maximum wins; a comparison with NaN is false, so the scan moves on, as XLA's
+    select_and_scatter does). Without NaNs that is the first element equal to the window's
+    extremum, found with no allocation per offset; with NaNs, the scan itself."""
+    m = None
+    for idx in slices:  # the windows' extrema
+        m = xp[idx].copy() if m is None else extreme(m, xp[idx], out=m)
+    if m is not None and m.dtype.kind in "fc" and np.isnan(m).any():
+        best, arg = None, np.zeros(out_sp, np.intp)
+        for k, idx in enumerate(slices):
+            cand = xp[idx]
+            if best is None:
+                best = cand
+                continue
+            take = ~better(best, cand)
+            best = np.where(take, cand, best)
+            arg[take] = k
+        for k, idx in enumerate(slices):
+            yield idx, arg == k
+        return
+    found = np.zeros(out_sp, bool)
+    hit = np.empty(out_sp, bool)
+    for idx in slices:
+        np.equal(xp[idx], m, out=hit)
+        np.greater(hit, found, out=hit)  # equal to the extremum and none before
+        np.logical_or(found, hit, out=found)
+        yield idx, hit
+
+
+_EXTREME = {np.greater_equal: np.maximum, np.less_equal: np.minimum}
+
+
+# Masks here are as random as the data (where each window's maximum sits), so masked NumPy
+# operations (np.where, where=) would branch on every element (~30 ns each); multiplying by
+# the boolean mask is branch-free, and is exact as long as the values multiplied are finite
+# (0 * inf would be NaN), which is checked once per call.
 
 def gather_selected(t, x, window, strides, pads, base_dilation, window_dilation, fill, better):
     """t at the position selected in each window of x (zero where padding was selected)."""
-    _, out_sp, arg = select_in_windows(x, window, strides, pads, base_dilation,
-                                       window_dilation, fill, better)
+    xp, out_sp, slices = _padded_windows(x, window, strides, pads, base_dilation,
+                                         window_dilation, fill)
     tp = pad_dilate(t, pads, base_dilation, 0)
     out = np.zeros(out_sp, t.dtype)
-    for k, (_, idx) in enumerate(offset_slices(window, strides, window_dilation, out_sp)):
-        np.copyto(out, tp[idx], where=arg == k)
+    finite = t.dtype.kind not in "fc" or bool(np.isfinite(t).all())
+    tmp = np.empty(out_sp, t.dtype) if finite else None
+    for idx, hit in _selected(xp, out_sp, slices, better, _EXTREME[better]):
+        if finite:
+            np.add(out, np.multiply(tp[idx], hit, out=tmp), out=out)
+        else:
+            np.copyto(out, tp[idx], where=hit)
     return out
+
+
+def _disjoint(window, strides, window_dilation):
+    """Do the windows tile without overlap (each position in at most one window)?"""
+    return all(k == 1 or (b == 1 and s >= k) for k, s, b in
+               zip(window, strides, window_dilation))
 
 
 def scatter_selected(ct, x, window, strides, pads, base_dilation, window_dilation, fill,
                      better):
     """The adjoint of gather_selected: each window's cotangent added at its selected
     position of x (overlapping windows accumulate)."""
-    xp, out_sp, arg = select_in_windows(x, window, strides, pads, base_dilation,
-                                        window_dilation, fill, better)
+    xp, out_sp, slices = _padded_windows(x, window, strides, pads, base_dilation,
+                                         window_dilation, fill)
     acc = np.zeros(xp.shape, ct.dtype)
-    zero = np.zeros((), ct.dtype)
-    for k, (_, idx) in enumerate(offset_slices(window, strides, window_dilation, out_sp)):
-        view = acc[idx]  # within one offset, distinct windows hit distinct positions
-        view += np.where(arg == k, ct, zero)
+    finite = ct.dtype.kind not in "fc" or bool(np.isfinite(ct).all())
+    disjoint = finite and _disjoint(window, strides, window_dilation)
+    tmp = np.empty(out_sp, ct.dtype) if finite and not disjoint else None
+    # within one offset, distinct windows hit distinct positions: in-place updates are safe
+    for idx, hit in _selected(xp, out_sp, slices, better, _EXTREME[better]):
+        view = acc[idx]
+        if disjoint:  # every position belongs to one (window, offset): write, no add
+            np.multiply(ct, hit, out=view)
+        elif finite:
+            np.add(view, np.multiply(ct, hit, out=tmp), out=view)
+        else:
+            np.add(view, ct, out=view, where=hit)
     return unpad_undilate(acc, x.shape, pads, base_dilation)

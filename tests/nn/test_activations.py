@@ -21,6 +21,7 @@ def _clip(x, lo, hi):
 
 # name -> (mpmath reference, kinks, domain (lo, hi) for finite-difference checks)
 ACTIVATIONS = {
+    "relu": (lambda x: max(x, 0), (0,), (-4, 4)),
     "relu6": (lambda x: _clip(x, 0, 6), (0, 6), (-9, 9)),
     "hard_tanh": (lambda x: _clip(x, -1, 1), (-1, 1), (-4, 4)),
     "hard_sigmoid": (lambda x: _clip(x + 3, 0, 6) / 6, (-3, 3), (-6, 6)),
