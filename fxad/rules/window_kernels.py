@@ -104,6 +104,10 @@ def conv_nsc(x, w, strides, pads, lhs_dilation, rhs_dilation, fgc, bgc, out_dtyp
     return _conv_im2col(xp, w, strides, rhs_dilation, fgc, bgc, out_sp, out_dtype)
 
 
+_BLOCK_BYTES = 1 << 20  # im2col rows gathered per matmul: about what stays in L2
+_MIN_ROWS = 512         # ... but enough rows for BLAS to run at full speed
+
+
 def _conv_im2col(xp, w, strides, rhs_dilation, fgc, bgc, out_sp, out_dtype):
     d = xp.ndim - 2
     g = fgc * bgc
@@ -112,14 +116,26 @@ def _conv_im2col(xp, w, strides, rhs_dilation, fgc, bgc, out_sp, out_dtype):
     ksize = w.shape[:d]
     kvol, pvol = int(np.prod(ksize)), int(np.prod(out_sp))
     v = window_views(xp, tuple(range(1, d + 1)), ksize, strides, rhs_dilation)
+    if g == 1:  # blocks of examples: each block's columns are written and read from cache
+        v = v.transpose((0,) + tuple(range(1, d + 1)) + tuple(range(d + 2, 2 * d + 2))
+                        + (d + 1,))  # (N, P..., K..., C)
+        wm = w.reshape(kvol * c, o)
+        out = np.empty((n, pvol, o), out_dtype)
+        step = max(_BLOCK_BYTES // (pvol * kvol * c * xp.itemsize), -(-_MIN_ROWS // pvol), 1)
+        buf = np.empty((min(step, n),) + v.shape[1:], xp.dtype)
+        for s in range(0, n, step):
+            e = min(s + step, n)
+            cols = buf[:e - s]
+            np.copyto(cols, v[s:e])
+            np.matmul(cols.reshape((e - s) * pvol, kvol * c), wm,
+                      out=out[s:e].reshape((e - s) * pvol, o))
+        return out.reshape((n,) + out_sp + (o,))
     # v: (N, P..., C, K...) -> (B, Nb, P..., G, Cg, K...) -> (g, Nb * P, K * Cg), one copy
     v = v.reshape((bgc, nb) + out_sp + (fgc, cg) + ksize)
     perm = (0, d + 2, 1) + tuple(range(2, d + 2)) + tuple(range(d + 4, 2 * d + 4)) + (d + 3,)
     cols = v.transpose(perm).reshape(g, nb * pvol, kvol * cg)
     wm = w.reshape(kvol * cg, g, og).transpose(1, 0, 2)
     out = np.matmul(cols, wm)  # (g, Nb * P, Og)
-    if g == 1:
-        return out.reshape((nb,) + out_sp + (o,)).astype(out_dtype, copy=False)
     out = out.reshape(g, nb * pvol, og).transpose(1, 0, 2)
     return np.ascontiguousarray(out, dtype=out_dtype).reshape((nb,) + out_sp + (o,))
 
