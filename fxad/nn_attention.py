@@ -7,9 +7,10 @@ Masks (a boolean `mask`, `is_causal`, `local_window_size`, the sequence lengths)
 logits by JAX's large negative number (-0.7 x float32's max), so a fully masked row attends
 uniformly, as in JAX. The softmax is shifted by the row maximum and divides by a guarded sum:
 huge logits stay finite, and a row whose logits are all -inf (a -inf bias) gives zeros with
-zero gradients instead of JAX's NaN. Logits and softmax are computed in the query's precision
-promoted to at least float32 (JAX always uses float32 for the softmax, also for float64
-inputs).
+zero gradients instead of JAX's NaN. The softmax is a custom_vjp whose backward pass is one
+expression (see _softmax_bwd); it stays differentiable. Logits and softmax are computed in
+the query's precision promoted to at least float32 (JAX always uses float32 for the
+softmax, also for float64 inputs).
 """
 from __future__ import annotations
 
@@ -18,11 +19,43 @@ import numpy as np
 from . import lax
 from . import numpy as fnp
 from .core import get_aval
+from .custom_derivatives import custom_vjp
 from .errors import FxadTypeError, FxadValueError
 
 __all__ = ["dot_product_attention"]
 
 _LARGE_NEGATIVE = -0.7 * float(np.finfo(np.float32).max)
+
+
+def _shifted_exp(x):
+    """exp(x - row max) and the row sums (an all -inf row is shifted by 0: zeros, sum 0)."""
+    m = lax.stop_gradient(fnp.max(x, axis=-1, keepdims=True))
+    m = lax.select(lax.isfinite(m), m, 0.0)
+    e = lax.exp(lax.sub(x, m))
+    return e, fnp.sum(e, axis=-1, keepdims=True), m
+
+
+def _softmax_impl(x):
+    """Softmax over the last axis dividing by a guarded sum: a row of -inf gives zeros."""
+    e, s, _ = _shifted_exp(x)
+    return lax.div(e, lax.select(lax.gt(s, 0), s, 1.0))
+
+
+def _softmax_fwd(x):
+    p = _softmax_impl(x)
+    return p, p
+
+
+def _softmax_bwd(p, ct):
+    """The softmax's VJP as one expression, p * (ct - sum(ct * p)): four passes over the
+    [B, K, G, T, S] logits instead of the ~ten of the differentiated composite (measured:
+    the attention block's value and gradient in half the time). It is itself made of fxad
+    operations, so higher derivatives go through it."""
+    return (lax.mul(p, lax.sub(ct, fnp.sum(lax.mul(ct, p), axis=-1, keepdims=True))),)
+
+
+_softmax = custom_vjp(_softmax_impl)
+_softmax.defvjp(_softmax_fwd, _softmax_bwd)
 
 
 def _to_4d(t):
@@ -128,13 +161,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     keep = _combined_mask(mask, is_causal, local_window_size, q_len, kv_len, t_len, s_len)
     if keep is not None:
         logits = lax.select(keep, logits, _LARGE_NEGATIVE)
-    m = lax.stop_gradient(fnp.max(logits, axis=-1, keepdims=True))
-    m = lax.select(lax.isfinite(m), m, 0.0)  # all -inf rows: shift by 0
-    e = lax.exp(lax.sub(logits, m))
-    s = fnp.sum(e, axis=-1, keepdims=True)
-    nonzero = lax.gt(s, 0)
-    probs = lax.div(e, lax.select(nonzero, s, 1.0))
-    probs = lax.convert_element_type(probs, get_aval(v).dtype)
+    probs = lax.convert_element_type(_softmax(logits), get_aval(v).dtype)
     enc = fnp.einsum("bkgts,bskh->btkgh", probs, v)
     enc = fnp.reshape(enc, (b, t_len, n, h))
     if q_len is not None:  # padded query positions give zeros
@@ -143,6 +170,8 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     enc = fnp.reshape(enc, out_shape)
     if not return_residual:
         return enc
+    _, s, m = _shifted_exp(lax.stop_gradient(logits))
+    nonzero = lax.gt(s, 0)
     lse = lax.select(nonzero, lax.add(lax.log(lax.select(nonzero, s, 1.0)), m), -np.inf)
     lse = fnp.reshape(fnp.transpose(fnp.reshape(lse, (b, n, t_len)), (0, 2, 1)), (b, t_len, n))
     lse = lax.convert_element_type(lse, get_aval(v).dtype)

@@ -213,7 +213,12 @@ def where(pred, a, b):
 
 
 select_p = elementwise("select", where)  # select(pred, on_true, on_false) = np.where
-select_p.def_lowering(lambda ctx, args: f"{ctx.name(where, 'where')}({', '.join(args)})")
+def _select_lowering(ctx, args):
+    """np.where itself unless the mask is large enough for the branch-free form to pay."""
+    pred = ctx.in_avals[0]
+    big = pred.dtype == np.bool_ and pred.size >= 4096
+    return f"{ctx.name(where, 'where') if big else '_np.where'}({', '.join(args)})"
+select_p.def_lowering(_select_lowering)
 def _select_jvp(primals, tangents):
     pred, a, b = primals
     _, ta, tb = tangents
