@@ -7,12 +7,13 @@ precision (float32 in single precision through BLAS, float64 in double).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .core import get_aval
 from .errors import FxadTypeError, FxadValueError
 from .rules import ops
-from .rules.conv import ConvDimensionNumbers
 from .rules.conv import conv_general_dilated as _conv_p
 from .rules.window_kernels import dilated, window_out_size
 
@@ -21,6 +22,14 @@ __all__ = ["ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_gener
            "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",
            "conv_transpose", "conv_transpose_shape_tuple", "conv_with_general_padding",
            "padtype_to_pads"]
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Where each role lives: lhs_spec = (batch dim, feature dim, spatial dims...), rhs_spec
+    = (out-feature dim, in-feature dim, spatial dims...), out_spec like lhs_spec."""
+    lhs_spec: tuple
+    rhs_spec: tuple
+    out_spec: tuple
 
 
 def _ints(seq, n, name, default=1):

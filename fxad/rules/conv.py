@@ -4,8 +4,9 @@ conv_with_general_padding, conv_transpose and the CNN layers.
 Parameters are normalized by the bind wrapper's callers (fxad/lax_convolution.py turns
 'SAME', layout strings and defaults into these): `window_strides`, `lhs_dilation`,
 `rhs_dilation` tuples of ints, `padding` a tuple of (lo, hi) pairs, `dimension_numbers` a
-ConvDimensionNumbers of three int tuples (batch/out-feature dim, feature/in-feature dim,
-spatial dims...), the group counts, and `preferred_element_type` (a dtype or None).
+tuple of three int tuples (lhs, rhs, out: batch/out-feature dim, feature/in-feature dim,
+spatial dims...; fxad.lax's ConvDimensionNumbers is such a tuple), the group counts, and
+`preferred_element_type` (a dtype or None).
 
 out[n, o, p] = sum_{c, k} xp[n, g(o)*Cg + c, p*stride + k*rhs_dil] * w[o, c, k], where xp is
 the lhs dilated by lhs_dilation and padded. It is bilinear, and both transposes are
@@ -24,8 +25,6 @@ so a vmapped convolution is still one convolution.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ..core import Primitive, ShapedArray
@@ -33,14 +32,6 @@ from ..errors import FxadTypeError, FxadValueError
 from .helpers import bdim_to_front, defbilinear, moveaxis, shape_of, unbroadcast
 from .window_kernels import conv_nsc, dilated, window_out_size
 from . import ops
-
-
-class ConvDimensionNumbers(NamedTuple):
-    """Where each role lives: lhs_spec = (batch dim, feature dim, spatial dims...), rhs_spec
-    = (out-feature dim, in-feature dim, spatial dims...), out_spec like lhs_spec."""
-    lhs_spec: tuple
-    rhs_spec: tuple
-    out_spec: tuple
 
 
 def out_dtype(lhs_dtype, rhs_dtype, preferred):
@@ -185,7 +176,7 @@ def _ct_lhs(ct, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
         lo_t = kd - 1 - lo
         pads.append((lo_t, dilated(lhs.shape[ax_l], a) + kd - 1 - dilated(ct_shape[ax_o], s)
                      - lo_t))
-    dn = ConvDimensionNumbers(os_, (rs[1], rs[0]) + _spatial(rs), ls)
+    dn = (os_, (rs[1], rs[0]) + _spatial(rs), ls)
     out = conv_general_dilated(ct, w, lhs_dilation, tuple(pads), window_strides, rhs_dilation,
                                dn, fgc * bgc, 1, None)
     if bgc > 1:  # the batch groups were computed as feature blocks: back into the batch
@@ -206,7 +197,7 @@ def _ct_rhs(ct, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
         kd = dilated(rhs.shape[ax_r], b)
         pads.append((lo, kd + dilated(ct_shape[ax_o], s) - 1 - dilated(lhs_shape[ax_l], a) - lo))
     swap = lambda spec: (spec[1], spec[0]) + _spatial(spec)
-    dn = ConvDimensionNumbers(swap(ls), swap(os_), swap(rs))
+    dn = (swap(ls), swap(os_), swap(rs))
     out = conv_general_dilated(lhs, ct, rhs_dilation, tuple(pads), lhs_dilation, window_strides,
                                dn, batch_group_count, feature_group_count, None)
     return unbroadcast(out, rhs)
@@ -271,8 +262,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_di
         lhs, rhs, window_strides=tuple(map(int, window_strides)),
         padding=tuple((int(lo), int(hi)) for lo, hi in padding),
         lhs_dilation=tuple(map(int, lhs_dilation)), rhs_dilation=tuple(map(int, rhs_dilation)),
-        dimension_numbers=ConvDimensionNumbers(tuple(map(int, ls)), tuple(map(int, rs)),
-                                               tuple(map(int, os_))),
+        dimension_numbers=(tuple(map(int, ls)), tuple(map(int, rs)), tuple(map(int, os_))),
         feature_group_count=int(feature_group_count), batch_group_count=int(batch_group_count),
         preferred_element_type=None if preferred_element_type is None
         else np.dtype(preferred_element_type))
