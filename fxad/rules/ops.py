@@ -18,6 +18,7 @@ from .indexing import getitem, scatter_add  # noqa: F401
 from .dot import dot_general  # noqa: F401
 from .cumulative import argsort, cumprod, cumsum, searchsorted  # noqa: F401
 from .convolve import convolve  # noqa: F401
+from .conv import conv_general_dilated  # noqa: F401  (normalized form; fxad.lax has the public one)
 from .elementwise import mul_p  # noqa: F401  (for rules that stage equations directly)
 from .structural import reshape_p  # noqa: F401
 
