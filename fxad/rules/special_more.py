@@ -166,6 +166,15 @@ defderiv(kl_div_p, lambda needed, x, y: [
 def kl_div(x, y): return kl_div_p.bind(x, y)
 
 
-__all__ = ["erfcx", "dawsn", "expi", "exp1", "expn", "spence", "fresnel_s", "fresnel_c", "si",
+# x with log Φ(x) = y (SciPy's ndtri_exp, accurate far in the lower tail): dx/dy = Φ(x)/φ(x)
+# = exp(y - log φ(x)), finite where Φ and φ both underflow.
+_LOG_SQRT_2PI = float(0.5 * np.log(2 * np.pi))
+ndtri_exp_p = elementwise("ndtri_exp", sc.ndtri_exp)
+defderiv(ndtri_exp_p, lambda ans, y: ops.exp(ops.add(ops.add(y, ops.mul(ops.mul(ans, ans), 0.5)),
+                                                     _LOG_SQRT_2PI)), with_output=True)
+def ndtri_exp(y): return ndtri_exp_p.bind(y)
+
+
+__all__ = ["ndtri_exp", "erfcx", "dawsn", "expi", "exp1", "expn", "spence", "fresnel_s", "fresnel_c", "si",
            "ci", "wofz", "owens_t", "loggamma", "gammasgn", "poch", "binom", "rel_entr",
            "kl_div", "near"]

@@ -38,57 +38,92 @@ def _guard(j):
 
 # --- incomplete gamma -----------------------------------------------------------------------
 
-def _gamma_series(a, x, deg):
-    """P(a + εa, x) by its series: exp(a log x - x - lgamma(a+1)) sum x^n/((a+1)...(a+n))."""
-    A = Jet.var(a, 0, deg)
-    pref = A * np.log(x) - x - (A + 1.0).gammaln()
-    one = Jet.const(np.ones_like(a), deg)
-    state = {"t": one, "s": one, "a": a, "x": x, "pref": pref}
+def _gamma_series(A, X):
+    """P(A, X) by its series: exp(a log x - x - lgamma(a+1)) Σ x^n/((a+1)...(a+n))."""
+    deg = A.deg
+    pref = A * X.log() - X - (A + 1.0).gammaln()
+    one = Jet.const(np.ones(A.c.shape[-1]), deg)
+    # A = a + εa (the common case): 1/(A + n) has closed-form coefficients
+    unit = deg[0] >= 1 and deg[1] == 0 and np.all(A.c[1, 0] == 1.0) and not A.c[2:].any()
+    state = {"t": one, "s": one, "A": A, "X": X, "pref": pref}
 
     def step(st, n):
-        t = st["t"] * (affine_reciprocal(st["a"] + n, deg, 0) * st["x"])
+        A = st["A"]
+        inv = affine_reciprocal(A.value + n, deg, 0) if unit else (A + float(n)).reciprocal()
+        t = st["t"] * (inv * st["X"])
         return dict(st, t=t, s=st["s"] + t)
 
     return converge(state, step, lambda o, n: rel_change_small(o["s"], n["s"], _TOL),
-                    lambda st: st["pref"].exp() * st["s"], a.size, deg, _MAX_ITER)
+                    lambda st: st["pref"].exp() * st["s"], A.c.shape[-1], deg, _MAX_ITER)
 
 
-def _gamma_fraction(a, x, deg):
-    """Q(a + εa, x) by Legendre's continued fraction (modified Lentz):
+def _gamma_fraction(A, X):
+    """Q(A, X) by Legendre's continued fraction (modified Lentz):
     Q = exp(a log x - x - lgamma a) / (x+1-a - 1(1-a)/(x+3-a - 2(2-a)/(x+5-a - ...)))."""
-    A = Jet.var(a, 0, deg)
-    b0 = x + 1.0 - A
-    state = {"f": b0, "C": b0, "D": Jet.const(np.zeros_like(a), deg), "A": A, "x": x,
-             "pref": A * np.log(x) - x - A.gammaln()}
+    deg = A.deg
+    b0 = X + 1.0 - A
+    state = {"f": b0, "C": b0, "D": Jet.const(np.zeros(A.c.shape[-1]), deg), "A": A, "X": X,
+             "pref": A * X.log() - X - A.gammaln()}
 
     def step(st, i):
         A = st["A"]
-        b = st["x"] + (2.0 * i + 1.0) - A
+        b = st["X"] + (2.0 * i + 1.0) - A
         an = A * float(i) - float(i * i)
         D = _guard(b + an * st["D"]).reciprocal()
         C = _guard(b + an / st["C"])
         return dict(st, f=st["f"] * (C * D), C=C, D=D)
 
     return converge(state, step, lambda o, n: rel_change_small(o["f"], n["f"], _TOL),
-                    lambda st: st["pref"].exp() / st["f"], a.size, deg, _MAX_ITER)
+                    lambda st: st["pref"].exp() / st["f"], A.c.shape[-1], deg, _MAX_ITER)
+
+
+def gammainc_jet(A, X):
+    """(P, Q) = (P(A, X), 1 - P) as Jets over a 1-d element axis, the smaller one computed
+    directly (series where x < a + 1, else the continued fraction), so that derivatives of
+    either are accurate in both tails. NaN outside a > 0, x >= 0."""
+    a, x = A.value, X.value
+    P = Jet(np.full(A.c.shape, np.nan))
+    ok = (a > 0) & (x >= 0) & np.isfinite(a) & ~np.isnan(x)
+    P.c[:, :, ok & ((x == 0) | np.isposinf(x))] = 0.0  # P is 0 or 1 there for every a
+    P.c[0, 0, ok & np.isposinf(x)] = 1.0
+    inner = ok & (x > 0) & np.isfinite(x)
+    series = inner & (x < a + 1.0)
+    Q = 1.0 - P
+    if series.any():
+        r = _gamma_series(A.take(series), X.take(series))
+        P.c[:, :, series], Q.c[:, :, series] = r.c, (1.0 - r).c
+    frac = inner & ~series
+    if frac.any():
+        r = _gamma_fraction(A.take(frac), X.take(frac))
+        P.c[:, :, frac], Q.c[:, :, frac] = (1.0 - r).c, r.c
+    return P, Q
 
 
 def gammainc_a_derivative(a, x, order):
-    """∂^order P(a, x) / ∂a^order (order >= 1), elementwise, NaN outside a > 0, x >= 0."""
+    """∂^order P(a, x) / ∂a^order (order >= 1), elementwise."""
     a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
-    shape = a.shape
-    a, x = a.ravel(), x.ravel()
-    out = np.full(a.shape, np.nan)
-    ok = (a > 0) & (x >= 0) & np.isfinite(a)
-    out[ok & ((x == 0) | np.isposinf(x))] = 0.0  # P is 0 or 1 there for every a
-    inner = ok & (x > 0) & np.isfinite(x)
     deg = (order, 0)
-    series = inner & (x < a + 1.0)
-    if series.any():
-        out[series] = _gamma_series(a[series], x[series], deg).derivative(order)
-    frac = inner & ~series
-    if frac.any():
-        out[frac] = -_gamma_fraction(a[frac], x[frac], deg).derivative(order)
+    P, _ = gammainc_jet(Jet.var(a.ravel(), 0, deg), Jet.const(x.ravel(), deg))
+    return P.derivative(order).reshape(a.shape)
+
+
+def gennorm_cdf_beta_derivative(z, p, order):
+    """∂^order/∂β^order of the generalized normal CDF: F = 1/2 ± Q(1/β, |z|^β)/2 (- below 0,
+    + above), Q and the jets of 1/β and |z|^β = e^(β log|z|) in β."""
+    z, p = np.broadcast_arrays(np.asarray(z, np.float64), np.asarray(p, np.float64))
+    shape = z.shape
+    z, p = z.ravel(), p.ravel()
+    deg = (order, 0)
+    B = Jet.var(p, 0, deg)
+    az = np.abs(z)
+    pos = az > 0
+    U = Jet.const(np.zeros_like(z), deg)
+    if pos.any():
+        U.c[:, :, pos] = (B.take(pos) * np.log(az[pos])).exp().c
+    U.c[0, 0, np.isinf(az)] = np.inf
+    _, Q = gammainc_jet(B.reciprocal(), U)
+    out = -0.5 * np.sign(z) * Q.derivative(order)
+    out[np.isinf(z) & (p > 0)] = 0.0
     return out.reshape(shape)
 
 
@@ -253,5 +288,6 @@ def exprel_derivative(u, n):
     return out.reshape(shape)
 
 
-__all__ = ["gammainc_a_derivative", "betainc_derivative", "betainc_jet",
-           "stdtr_df_derivative", "zeta_s_derivative", "exprel_derivative"]
+__all__ = ["gammainc_a_derivative", "gammainc_jet", "gennorm_cdf_beta_derivative",
+           "betainc_derivative", "betainc_jet", "stdtr_df_derivative", "zeta_s_derivative",
+           "exprel_derivative"]

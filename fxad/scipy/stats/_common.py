@@ -1,0 +1,209 @@
+"""What every distribution shares: SciPy's calling conventions (shape parameters positional,
+then loc and scale), broadcasting in every argument, NaN for invalid parameters, SciPy's values
+outside the support, and the double-where that keeps NaN out of derivatives.
+
+The double-where: a formula evaluated where it does not apply (log of a negative x, a scale
+of 0) may be NaN or infinite there, and `select` alone would multiply that branch's derivative
+by 0, and 0 * inf = NaN. So each formula is evaluated on *safe* arguments (the real ones where
+it applies, a harmless point elsewhere), and `select` then picks SciPy's value for the points
+outside. Derivatives at those points are 0 (the value there is a constant), never NaN.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import lax
+from ...numpy.linalg import as_float
+
+_INF = np.inf
+
+
+def f(x):
+    return as_float(x)
+
+
+def where(c, a, b):
+    return lax.select(c, a, b)
+
+
+def safe(cond, x, fallback):
+    """x where cond holds, `fallback` elsewhere (the argument a formula is evaluated on)."""
+    return lax.select(cond, x, fallback)
+
+
+def isnan_any(*xs):
+    out = lax.isnan(xs[0])
+    for x in xs[1:]:
+        out = lax.logical_or(out, lax.isnan(x))
+    return out
+
+
+def all_of(*conds):
+    out = conds[0]
+    for c in conds[1:]:
+        out = lax.logical_and(out, c)
+    return out
+
+
+_OUTSIDE = {  # SciPy's value below / above the support
+    "logpdf": (-_INF, -_INF), "pdf": (0.0, 0.0), "cdf": (0.0, 1.0), "logcdf": (-_INF, 0.0),
+    "sf": (1.0, 0.0), "logsf": (0.0, -_INF),
+    "logpmf": (-_INF, -_INF), "pmf": (0.0, 0.0)}
+
+
+_DENSITIES = ("logpdf", "pdf", "logpmf", "pmf")
+
+
+class Distribution:
+    """A namespace of one distribution's functions (norm.logpdf, norm.cdf, ...), with SciPy's
+    signatures. `rv(*args, **kwds)` is not provided: fxad's functions are the module-level
+    ones, as in jax.scipy.stats."""
+
+    def __init__(self, name, methods):
+        self.name = name
+        for k, fn in methods.items():
+            setattr(self, k, fn)
+        self._methods = sorted(methods)
+
+    def __repr__(self):
+        return f"<fxad.scipy.stats.{self.name}: {', '.join(self._methods)}>"
+
+
+def continuous(name, shapes, std, support=lambda *s: (-_INF, _INF), valid=None, safe_z=None,
+               safe_shapes=None):
+    """A location-scale family from its standardized functions `std[name](z, *shapes)`
+    (logpdf, cdf, logcdf, sf, logsf, ppf, isf; pdf defaults to exp(logpdf)).
+    `support(*shapes)` gives the standardized support [lo, hi] (closed: the formulas hold at
+    the ends), `valid(*shapes)` the valid shape parameters, `safe_z(*shapes)` a point inside
+    the support and `safe_shapes` valid shape values (the double-where's fallbacks)."""
+    n = len(shapes)
+    safe_shapes = safe_shapes or (1.0,) * n
+
+    def prepare(args, loc, scale):
+        if len(args) != n:
+            raise TypeError(f"{name} takes {n} shape parameter(s) ({', '.join(shapes) or 'none'})"
+                            f" before loc and scale; got {len(args)}")
+        sh = [f(a) for a in args]
+        loc, scale = f(loc), f(scale)
+        ok = lax.gt(scale, 0)
+        if valid is not None and n:
+            ok = lax.logical_and(ok, valid(*sh))
+        sh = [safe(ok, s, d) for s, d in zip(sh, safe_shapes)]
+        return ok, sh, loc, safe(ok, scale, 1.0)
+
+    def method(kind):
+        fn = std.get(kind)
+        if fn is None and kind == "pdf":
+            fn = lambda z, *s: lax.exp(std["logpdf"](z, *s))  # noqa: E731
+
+        def call(x, *args, loc=0.0, scale=1.0):
+            ok, sh, loc, scale = prepare(args, loc, scale)
+            z = lax.div(lax.sub(f(x), loc), scale)
+            lo, hi = support(*sh)
+            if kind in _DENSITIES:
+                below, above = lax.lt(z, lo), lax.gt(z, hi)
+            else:  # at an end of the support the CDF's value is known (0 or 1), and taking it
+                # there keeps an infinite density at the end out of the derivatives
+                below, above = lax.le(z, lo), lax.ge(z, hi)
+            inside = lax.logical_not(lax.logical_or(below, above))
+            zs = safe(inside, z, safe_z(*sh) if safe_z else 0.0)
+            val = fn(zs, *sh)
+            if kind == "logpdf":
+                val = lax.sub(val, lax.log(scale))
+            elif kind == "pdf":
+                val = lax.div(val, scale)
+            lo_v, hi_v = _OUTSIDE[kind]
+            val = where(below, lo_v, where(above, hi_v, val))
+            return where(lax.logical_and(ok, lax.logical_not(lax.isnan(z))), val, np.nan)
+        call.__name__ = kind
+        call.__qualname__ = f"{name}.{kind}"
+        return call
+
+    def quantile(kind):
+        fn = std[kind]
+
+        def call(q, *args, loc=0.0, scale=1.0):
+            ok, sh, loc, scale = prepare(args, loc, scale)
+            q = f(q)
+            lo, hi = support(*sh)
+            if kind == "isf":
+                lo, hi = hi, lo
+            interior = lax.logical_and(lax.gt(q, 0), lax.lt(q, 1))
+            z = fn(safe(interior, q, 0.5), *sh)
+            z = where(lax.eq(q, 0), lo, where(lax.eq(q, 1), hi, z))
+            ok = all_of(ok, lax.ge(q, 0), lax.le(q, 1))
+            return where(ok, lax.add(loc, lax.mul(scale, z)), np.nan)
+        call.__name__ = kind
+        call.__qualname__ = f"{name}.{kind}"
+        return call
+
+    methods = {}
+    for kind in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+        if kind in std or (kind == "pdf" and "logpdf" in std):
+            methods[kind] = method(kind)
+    for kind in ("ppf", "isf"):
+        if kind in std:
+            methods[kind] = quantile(kind)
+    return Distribution(name, methods)
+
+
+def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=None):
+    """A discrete family with a location: `std[name](k, *shapes)` for logpmf (on integer k
+    inside the support), cdf/sf/logcdf/logsf (on floor(k) inside the support) and ppf.
+    Non-integer k have pmf 0, as in SciPy."""
+    n = len(shapes)
+    safe_shapes = safe_shapes or (0.5,) * n
+
+    def prepare(args, loc):
+        if len(args) != n:
+            raise TypeError(f"{name} takes {n} shape parameter(s) ({', '.join(shapes)}) before "
+                            f"loc; got {len(args)}")
+        sh = [f(a) for a in args]
+        ok = valid(*sh) if valid is not None else lax.eq(sh[0], sh[0])
+        sh = [safe(ok, s, d) for s, d in zip(sh, safe_shapes)]
+        return ok, sh, f(loc)
+
+    def method(kind):
+        fn = std.get(kind)
+        if fn is None and kind == "pmf":
+            fn = lambda k, *s: lax.exp(std["logpmf"](k, *s))  # noqa: E731
+        mass = kind in ("logpmf", "pmf")
+
+        def call(k, *args, loc=0.0):
+            ok, sh, loc = prepare(args, loc)
+            k = lax.sub(f(k), loc)
+            kk = k if mass else lax.floor(k)
+            lo, hi = support(*sh)
+            below, above = lax.lt(kk, lo), lax.gt(kk, hi)
+            inside = lax.logical_not(lax.logical_or(below, above))
+            if mass:  # a non-integer k has no mass
+                integer = lax.eq(k, lax.floor(k))
+                below = lax.logical_or(below, lax.logical_and(inside, lax.logical_not(integer)))
+                inside = lax.logical_and(inside, integer)
+            ks = safe(inside, kk, safe_k(*sh) if safe_k else lo)
+            val = fn(ks, *sh)
+            lo_v, hi_v = _OUTSIDE[kind]
+            val = where(below, lo_v, where(above, hi_v, val))
+            return where(lax.logical_and(ok, lax.logical_not(lax.isnan(k))), val, np.nan)
+        call.__name__ = kind
+        call.__qualname__ = f"{name}.{kind}"
+        return call
+
+    methods = {kind: method(kind) for kind in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf")
+               if kind in std or (kind == "pmf" and "logpmf" in std)}
+    if "ppf" in std:
+        def ppf(q, *args, loc=0.0):
+            ok, sh, loc = prepare(args, loc)
+            q = f(q)
+            lo, hi = support(*sh)
+            interior = lax.logical_and(lax.gt(q, 0), lax.lt(q, 1))
+            k = std["ppf"](safe(interior, q, 0.5), *sh)
+            k = where(lax.eq(q, 0), lax.sub(lo, 1.0), where(lax.eq(q, 1), hi, k))
+            ok = all_of(ok, lax.ge(q, 0), lax.le(q, 1))
+            return where(ok, lax.add(k, loc), np.nan)
+        ppf.__qualname__ = f"{name}.ppf"
+        methods["ppf"] = ppf
+    return Distribution(name, methods)
+
+
+__all__ = ["Distribution", "continuous", "discrete", "f", "where", "safe", "all_of"]
