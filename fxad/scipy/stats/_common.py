@@ -174,7 +174,8 @@ def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=No
             k = lax.sub(f(k), loc)
             kk = k if mass else lax.floor(k)
             lo, hi = support(*sh)
-            below, above = lax.lt(kk, lo), lax.gt(kk, hi)
+            # (the CDF at the support's top is 1: taken as "above", no formula needed there)
+            below, above = lax.lt(kk, lo), (lax.gt if mass else lax.ge)(kk, hi)
             inside = lax.logical_not(lax.logical_or(below, above))
             if mass:  # a non-integer k has no mass
                 integer = lax.eq(k, lax.floor(k))
