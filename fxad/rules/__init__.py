@@ -4,4 +4,5 @@ from . import ops  # noqa: F401  (first: the families import it)
 from . import (  # noqa: F401
     call, cond, cumulative, custom, dot, elementwise, fft, indexing, linalg_decomp, linalg_solve,
     reductions, scan, special, structural, while_loop)
-from . import bessel, special_hyper, special_incomplete, special_more, stats_misc  # noqa: F401,E402
+from . import (  # noqa: F401,E402  (issue 18: SciPy's special functions, stats, signal, linalg)
+    bessel, signal_conv, special_hyper, special_incomplete, special_more, stats_misc)
