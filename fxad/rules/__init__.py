@@ -5,4 +5,5 @@ from . import (  # noqa: F401
     call, cond, cumulative, custom, dot, elementwise, fft, indexing, linalg_decomp, linalg_solve,
     reductions, scan, special, structural, while_loop)
 from . import (  # noqa: F401,E402  (issue 18: SciPy's special functions, stats, signal, linalg)
-    bessel, signal_conv, special_hyper, special_incomplete, special_more, stats_misc)
+    bessel, linalg_more, signal_conv, special_hyper, special_incomplete, special_more,
+    stats_misc)
