@@ -79,12 +79,14 @@ class Jet:
         if not isinstance(o, Jet):
             return Jet(self.c * o)
         a, b = self.c, o.c
-        da, db = self.deg
-        out = np.zeros(np.broadcast_shapes(a.shape, b.shape))
-        for i in range(da + 1):
-            for j in range(db + 1):
-                out[i:, j:] += a[i, j] * b[:da + 1 - i, :db + 1 - j]
-        return Jet(out)
+        if a.shape[:2] == (2, 1):  # first order in one variable: the common case, unrolled
+            return Jet(np.stack([a[0] * b[0], a[0] * b[1] + a[1] * b[0]]))
+        tail = np.broadcast_shapes(a.shape[2:], b.shape[2:])
+        n = a.shape[0] * a.shape[1]
+        m = _product_matrix(self.deg)  # (N, N²): which coefficient pairs meet where
+        outer = a.reshape((n, 1) + a.shape[2:]) * b.reshape((1, n) + b.shape[2:])
+        flat = m @ outer.reshape(n * n, -1)
+        return Jet(flat.reshape(a.shape[:2] + tail))
 
     __rmul__ = __mul__
 
@@ -110,10 +112,28 @@ class Jet:
         return self._series([d / factorial(k) for k, d in enumerate(derivs)], n)
 
     def reciprocal(self):
-        f0, _ = self._nilpotent()
-        r = 1.0 / f0
-        k = sum(self.deg)
-        return self.compose([(-1.0) ** i * factorial(i) * r ** (i + 1) for i in range(k + 1)])
+        """1/f by forward substitution: (f r)_k = 0 for k > 0 in the lexicographic order of
+        the coefficients, in which a product's coefficient k only involves factors' k' <= k."""
+        c = self.c
+        da, db = self.deg
+        n = (da + 1) * (db + 1)
+        flat = c.reshape((n,) + c.shape[2:])
+        f0 = flat[0]
+        r = np.empty_like(flat)
+        r[0] = 1.0 / f0
+        if db == 0:  # one variable: r_k = -Σ_(j=1..k) f_j r_(k-j) / f_0
+            for k in range(1, n):
+                acc = flat[1] * r[k - 1]
+                for j in range(2, k + 1):
+                    acc = acc + flat[j] * r[k - j]
+                r[k] = -acc * r[0]
+        elif n > 1:
+            m3 = _product_matrix(self.deg).reshape(n, n, n)
+            # F[k, j] = Σ_i m3[k, i, j] f_i: the matrix of multiplication by f
+            F = np.tensordot(m3, flat, axes=([1], [0]))
+            for k in range(1, n):
+                r[k] = -np.sum(F[k, :k] * r[:k], axis=0) / f0
+        return Jet(r.reshape(c.shape))
 
     def __truediv__(self, o):
         if isinstance(o, Jet):
@@ -147,6 +167,29 @@ class Jet:
 
     def max_abs(self):
         return np.max(np.abs(self.c), axis=(0, 1))
+
+
+_PRODUCTS = {}
+
+
+def _product_matrix(deg):
+    """M (N, N²) with M[k, i N + j] = 1 where coefficient slots i and j multiply into slot k
+    (slots: (p, q) with p <= deg[0], q <= deg[1], row-major; products past the degree
+    vanish)."""
+    m = _PRODUCTS.get(deg)
+    if m is None:
+        da, db = deg
+        slots = [(p, q) for p in range(da + 1) for q in range(db + 1)]
+        index = {sl: k for k, sl in enumerate(slots)}
+        n = len(slots)
+        m = np.zeros((n, n * n))
+        for i, (p1, q1) in enumerate(slots):
+            for j, (p2, q2) in enumerate(slots):
+                k = index.get((p1 + p2, q1 + q2))
+                if k is not None:
+                    m[k, i * n + j] = 1.0
+        m = _PRODUCTS[deg] = m
+    return m
 
 
 def affine_reciprocal(jet_linear_value, deg, which):

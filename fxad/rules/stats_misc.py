@@ -26,9 +26,11 @@ def _rank_impl(a, method, axis):
     return np.asarray(_stats().rankdata(a, method=method, axis=axis), np.float64)
 
 
-rankdata_p = Primitive("rankdata")  # axis: an int, or None for the flattened array
+rankdata_p = Primitive("rankdata")  # axis: an int, or None: ranks of the flattened array (1-d)
 rankdata_p.def_impl(_rank_impl)
-rankdata_p.def_abstract_eval(lambda a, method, axis: ShapedArray(a.shape, np.dtype(np.float64)))
+rankdata_p.def_abstract_eval(lambda a, method, axis: ShapedArray(
+    a.shape if axis is not None else (int(np.prod(a.shape, dtype=np.int64)),),
+    np.dtype(np.float64)))
 defjvp_zero(rankdata_p)
 
 
@@ -38,7 +40,7 @@ def _rankdata_batch(vals, dims, method, axis):
         return rankdata(a, method, axis + 1), 0
     shape = shape_of(a)
     flat = ops.reshape(a, (shape[0], int(np.prod(shape[1:], dtype=np.int64))))
-    return ops.reshape(rankdata(flat, method, 1), tuple(shape)), 0
+    return rankdata(flat, method, 1), 0
 
 
 rankdata_p.def_batch(_rankdata_batch)

@@ -12,6 +12,9 @@ from fxad.test_util import check_grads
 
 from . import (test_calls, test_dot, test_elementwise, test_numpy_extra, test_numpy_more,
                test_reductions, test_special, test_structural, test_linalg)
+from . import test_special_incomplete, test_special_more, test_bessel  # noqa: E402
+from . import test_special_hyper, test_stats_misc  # noqa: E402
+from . import test_signal_conv, test_linalg_more  # noqa: E402
 from .common import primitives_used
 
 # Checked exactly elsewhere (finite differences cannot see them) or only as transposes.
@@ -35,7 +38,9 @@ def test_every_primitive_has_every_rule():
 def test_every_primitive_has_a_table_row():
     used = set()
     for mod in (test_elementwise, test_reductions, test_structural, test_dot, test_special,
-                test_numpy_extra, test_numpy_more, test_linalg, test_calls):
+                test_numpy_extra, test_numpy_more, test_linalg, test_calls,
+                test_special_incomplete, test_special_more, test_bessel, test_special_hyper,
+                test_stats_misc, test_signal_conv, test_linalg_more):
         for _, fn, shapes in mod.TABLE:
             used |= primitives_used(fn, shapes)
     missing = set(all_primitives()) - used - set(COVERED_ELSEWHERE)
