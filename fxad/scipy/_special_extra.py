@@ -139,15 +139,16 @@ def factorial(n, exact=False):
 
 
 def comb(N, k, *, exact=False, repetition=False):
-    """N choose k, 0 where k > N, N < 0 or k < 0 (SciPy's convention)."""
+    """N choose k as SciPy computes it: without repetition 0 unless 0 <= k <= N; with it,
+    binom(N + k - 1, k), and 1 for k = 0, N >= 0."""
     if exact:
         _concrete("comb", N, k)
         return _sc.comb(N, k, exact=True, repetition=repetition)
     if repetition:
-        N = lax.sub(lax.add(N, k), 1)
+        val = binom(lax.sub(lax.add(N, k), 1), k)
+        return lax.select(lax.logical_and(lax.eq(k, 0), lax.ge(N, 0)), 1.0, val)
     ok = lax.logical_and(lax.logical_and(lax.le(k, N), lax.ge(N, 0)), lax.ge(k, 0))
-    val = binom(N, k)
-    return lax.select(ok, val, lax.mul(val, 0.0))
+    return lax.select(ok, binom(N, k), 0.0)
 
 
 def bernoulli(n):
