@@ -98,15 +98,21 @@ def continuous(name, shapes, std, support=lambda *s: (-_INF, _INF), valid=None, 
 
         def call(x, *args, loc=0.0, scale=1.0):
             ok, sh, loc, scale = prepare(args, loc, scale)
-            z = lax.div(lax.sub(f(x), loc), scale)
+            x = f(x)
+            z = lax.div(lax.sub(x, loc), scale)  # for the masks (booleans: no derivative)
+            finite = lax.isfinite(x)
+            z_val = lax.div(lax.sub(safe(finite, x, 0.0), loc), scale)  # x = ±inf: no inf/inf
             lo, hi = support(*sh)
             if kind in _DENSITIES:
                 below, above = lax.lt(z, lo), lax.gt(z, hi)
             else:  # at an end of the support the CDF's value is known (0 or 1), and taking it
                 # there keeps an infinite density at the end out of the derivatives
                 below, above = lax.le(z, lo), lax.ge(z, hi)
+            # z = ±inf: the limits, as constants (a formula there gives inf - inf derivatives)
+            below = lax.logical_or(below, lax.eq(z, -_INF))
+            above = lax.logical_or(above, lax.eq(z, _INF))
             inside = lax.logical_not(lax.logical_or(below, above))
-            zs = safe(inside, z, safe_z(*sh) if safe_z else 0.0)
+            zs = safe(inside, z_val, safe_z(*sh) if safe_z else 0.0)
             val = fn(zs, *sh)
             if kind == "logpdf":
                 val = lax.sub(val, lax.log(scale))

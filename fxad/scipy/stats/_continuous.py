@@ -50,6 +50,17 @@ def _sq(z):
     return lax.mul(z, z)
 
 
+def log1p_sq(z, c=1.0):
+    """log(1 + z²/c) without overflow: 2 log|z| - log c + log1p(c/z²) for |z| > 1e100."""
+    big = lax.gt(lax.abs(z), 1e100)
+    zs = where(big, 1.0, z)
+    zb = where(big, z, 1e100)
+    small = lax.log1p(lax.div(_sq(zs), c))
+    large = lax.add(lax.sub(lax.mul(lax.log(lax.abs(zb)), 2.0), lax.log(c)),
+                    lax.log1p(lax.div(c, _sq(zb))))
+    return where(big, large, small)
+
+
 norm = continuous("norm", (), {
     "logpdf": lambda z: lax.sub(lax.mul(_sq(z), -0.5), _LOG_SQRT_2PI),
     "cdf": ndtr, "logcdf": log_ndtr,
@@ -61,7 +72,7 @@ def _t_logpdf(z, df):
     half = lax.mul(df, 0.5)
     return lax.sub(lax.sub(lax.sub(gammaln(lax.add(half, 0.5)), gammaln(half)),
                            lax.mul(lax.add(lax.log(df), _LOG_PI), 0.5)),
-                   lax.mul(lax.add(half, 0.5), lax.log1p(lax.div(_sq(z), df))))
+                   lax.mul(lax.add(half, 0.5), log1p_sq(z, df)))
 
 
 t = continuous("t", ("df",), {
@@ -85,7 +96,7 @@ def _cauchy_ppf(q):  # -cot(π q) below 1/2, cot(π (1 - q)) above: accurate in 
 
 
 cauchy = continuous("cauchy", (), {
-    "logpdf": lambda z: lax.neg(lax.add(lax.log1p(_sq(z)), _LOG_PI)),
+    "logpdf": lambda z: lax.neg(lax.add(log1p_sq(z), _LOG_PI)),
     "cdf": _cauchy_cdf, "sf": lambda z: _cauchy_cdf(lax.neg(z)),
     "logcdf": lambda z: log_pair(_cauchy_cdf(z), _cauchy_cdf(lax.neg(z))),
     "logsf": lambda z: log_pair(_cauchy_cdf(lax.neg(z)), _cauchy_cdf(z)),
