@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import lax
+from ...core import Tracer
 from ...numpy.linalg import as_float
 
 _INF = np.inf
@@ -54,6 +55,47 @@ _OUTSIDE = {  # SciPy's value below / above the support
 _DENSITIES = ("logpdf", "pdf", "logpmf", "pmf")
 
 
+def all_true(mask):
+    """A mask known now (not traced) to hold everywhere: its select can be skipped. Masks on
+    data and constant parameters are concrete even under grad (comparisons carry no
+    tangent), so the common case pays for no selects at all."""
+    return not isinstance(mask, Tracer) and bool(np.all(mask))
+
+
+def _unbounded(lo, hi):
+    return isinstance(lo, float) and isinstance(hi, float) and lo == -_INF and hi == _INF
+
+
+def _finish(kind, val, inside, below, ok, x):
+    """SciPy's value outside the support (below: the lower end's) and NaN for invalid
+    parameters or a NaN argument; each select only where its mask is not known to hold."""
+    if not all_true(inside):
+        lo_v, hi_v = _OUTSIDE[kind]
+        val = where(inside, val, lo_v if lo_v == hi_v else where(below, lo_v, hi_v))
+    good = lax.logical_not(lax.isnan(x))
+    good = ok if all_true(good) else lax.logical_and(ok, good)
+    return val if all_true(good) else where(good, val, np.nan)
+
+
+def _split_args(name, shapes, args, names, given, defaults):
+    """SciPy's calling convention: shape parameters, then loc (and scale), positionally or by
+    keyword. Returns (shape arguments, [loc, scale])."""
+    n = len(shapes)
+    if not n <= len(args) <= n + len(names):
+        raise TypeError(f"{name} takes {n} shape parameter(s) ({', '.join(shapes) or 'none'}) "
+                        f"then {' and '.join(names)}; got {len(args)} positional argument(s)")
+    extra = args[n:]
+    out = []
+    for k, (nm, g, d) in enumerate(zip(names, given, defaults)):
+        if k < len(extra):
+            if g is not None:
+                raise TypeError(f"{name}: {nm} given both positionally and by keyword")
+            out.append(extra[k])
+        else:
+            out.append(d if g is None else g)
+    return args[:n], out
+
+
 class Distribution:
     """A namespace of one distribution's functions (norm.logpdf, norm.cdf, ...), with SciPy's
     signatures. `rv(*args, **kwds)` is not provided: fxad's functions are the module-level
@@ -80,12 +122,11 @@ def continuous(name, shapes, std, support=lambda *s: (-_INF, _INF), valid=None, 
     safe_shapes = safe_shapes or (1.0,) * n
 
     def prepare(args, loc, scale):
-        if len(args) != n:
-            raise TypeError(f"{name} takes {n} shape parameter(s) ({', '.join(shapes) or 'none'})"
-                            f" before loc and scale; got {len(args)}")
+        args, (loc, scale) = _split_args(name, shapes, args, ("loc", "scale"), (loc, scale),
+                                         (0.0, 1.0))
         sh = [f(a) for a in args]
         loc, scale = f(loc), f(scale)
-        ok = lax.gt(scale, 0)
+        ok = lax.logical_and(lax.gt(scale, 0), lax.logical_not(lax.isnan(loc)))
         if valid is not None and n:
             ok = lax.logical_and(ok, valid(*sh))
         sh = [safe(ok, s, d) for s, d in zip(sh, safe_shapes)]
@@ -96,31 +137,32 @@ def continuous(name, shapes, std, support=lambda *s: (-_INF, _INF), valid=None, 
         if fn is None and kind == "pdf":
             fn = lambda z, *s: lax.exp(std["logpdf"](z, *s))  # noqa: E731
 
-        def call(x, *args, loc=0.0, scale=1.0):
+        def call(x, *args, loc=None, scale=None):
             ok, sh, loc, scale = prepare(args, loc, scale)
             x = f(x)
-            z = lax.div(lax.sub(x, loc), scale)  # for the masks (booleans: no derivative)
-            finite = lax.isfinite(x)
-            z_val = lax.div(lax.sub(safe(finite, x, 0.0), loc), scale)  # x = ±inf: no inf/inf
             lo, hi = support(*sh)
-            if kind in _DENSITIES:
-                below, above = lax.lt(z, lo), lax.gt(z, hi)
-            else:  # at an end of the support the CDF's value is known (0 or 1), and taking it
-                # there keeps an infinite density at the end out of the derivatives
-                below, above = lax.le(z, lo), lax.ge(z, hi)
-            # z = ±inf: the limits, as constants (a formula there gives inf - inf derivatives)
-            below = lax.logical_or(below, lax.eq(z, -_INF))
-            above = lax.logical_or(above, lax.eq(z, _INF))
-            inside = lax.logical_not(lax.logical_or(below, above))
-            zs = safe(inside, z_val, safe_z(*sh) if safe_z else 0.0)
-            val = fn(zs, *sh)
+            finite = lax.isfinite(x)
+            xs = x if all_true(finite) else safe(finite, x, 0.0)  # x = ±inf: no inf/inf
+            z = lax.div(lax.sub(xs, loc), scale)
+            if _unbounded(lo, hi):
+                inside, below = finite, lax.lt(x, 0.0)  # outside: only x = ±inf (or NaN)
+            else:
+                if kind in _DENSITIES:
+                    below, above = lax.lt(z, lo), lax.gt(z, hi)
+                else:  # at an end of the support the CDF's value is known (0 or 1): taking it
+                    # there keeps an infinite density at the end out of the derivatives
+                    below, above = lax.le(z, lo), lax.ge(z, hi)
+                inside = lax.logical_not(lax.logical_or(below, above))
+                if xs is not x:  # x = ±inf is outside, at the end its sign says
+                    inside = lax.logical_and(inside, finite)
+                    below = where(finite, below, lax.lt(x, 0.0))
+            val = fn(z if all_true(inside) else safe(inside, z, safe_z(*sh) if safe_z else 0.0),
+                     *sh)
             if kind == "logpdf":
                 val = lax.sub(val, lax.log(scale))
             elif kind == "pdf":
                 val = lax.div(val, scale)
-            lo_v, hi_v = _OUTSIDE[kind]
-            val = where(below, lo_v, where(above, hi_v, val))
-            return where(lax.logical_and(ok, lax.logical_not(lax.isnan(z))), val, np.nan)
+            return _finish(kind, val, inside, below, ok, x)
         call.__name__ = kind
         call.__qualname__ = f"{name}.{kind}"
         return call
@@ -128,7 +170,7 @@ def continuous(name, shapes, std, support=lambda *s: (-_INF, _INF), valid=None, 
     def quantile(kind):
         fn = std[kind]
 
-        def call(q, *args, loc=0.0, scale=1.0):
+        def call(q, *args, loc=None, scale=None):
             ok, sh, loc, scale = prepare(args, loc, scale)
             q = f(q)
             lo, hi = support(*sh)
@@ -161,9 +203,7 @@ def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=No
     safe_shapes = safe_shapes or (0.5,) * n
 
     def prepare(args, loc):
-        if len(args) != n:
-            raise TypeError(f"{name} takes {n} shape parameter(s) ({', '.join(shapes)}) before "
-                            f"loc; got {len(args)}")
+        args, (loc,) = _split_args(name, shapes, args, ("loc",), (loc,), (0.0,))
         sh = [f(a) for a in args]
         ok = valid(*sh) if valid is not None else lax.eq(sh[0], sh[0])
         sh = [safe(ok, s, d) for s, d in zip(sh, safe_shapes)]
@@ -175,7 +215,7 @@ def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=No
             fn = lambda k, *s: lax.exp(std["logpmf"](k, *s))  # noqa: E731
         mass = kind in ("logpmf", "pmf")
 
-        def call(k, *args, loc=0.0):
+        def call(k, *args, loc=None):
             ok, sh, loc = prepare(args, loc)
             k = lax.sub(f(k), loc)
             kk = k if mass else lax.floor(k)
@@ -187,11 +227,9 @@ def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=No
                 integer = lax.eq(k, lax.floor(k))
                 below = lax.logical_or(below, lax.logical_and(inside, lax.logical_not(integer)))
                 inside = lax.logical_and(inside, integer)
-            ks = safe(inside, kk, safe_k(*sh) if safe_k else lo)
-            val = fn(ks, *sh)
-            lo_v, hi_v = _OUTSIDE[kind]
-            val = where(below, lo_v, where(above, hi_v, val))
-            return where(lax.logical_and(ok, lax.logical_not(lax.isnan(k))), val, np.nan)
+            val = fn(kk if all_true(inside) else safe(inside, kk, safe_k(*sh) if safe_k else lo),
+                     *sh)
+            return _finish(kind, val, inside, below, ok, k)
         call.__name__ = kind
         call.__qualname__ = f"{name}.{kind}"
         return call
@@ -199,7 +237,7 @@ def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=No
     methods = {kind: method(kind) for kind in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf")
                if kind in std or (kind == "pmf" and "logpmf" in std)}
     if "ppf" in std:
-        def ppf(q, *args, loc=0.0):
+        def ppf(q, *args, loc=None):
             ok, sh, loc = prepare(args, loc)
             q = f(q)
             lo, hi = support(*sh)
