@@ -1,13 +1,13 @@
 """The rest of jax.scipy.special's names (and a few SciPy ones the stats need), with SciPy's
 signatures; fxad/scipy/special.py re-exports them. Rules: fxad/rules/special_incomplete.py,
-special_more.py, special_hyper.py, bessel.py (notes/09_scipy_stats_special.md)."""
+special_more.py, special_hyper.py, bessel.py (notes/09_scipy_stats_special.md). Like
+_logsumexp.py, it does not import fxad.numpy (whose NumPy dispatch imports this)."""
 from __future__ import annotations
 
 import numpy as np
 import scipy.special as _sc
 
 from .. import lax
-from .. import numpy as fnp
 from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
 from ..rules.bessel import bessel_i, bessel_ie, bessel_j
@@ -23,6 +23,7 @@ from ..rules.special_more import (  # noqa: F401
     fresnel_s as _fresnel_s, gammasgn, kl_div, loggamma, owens_t, poch, rel_entr,
     si as _si, spence, wofz)
 from ..rules.special import polygamma as _polygamma
+from ._logsumexp import as_float, shape  # (no fxad.numpy here: see _logsumexp's docstring)
 
 
 def _static_order(name, v):
@@ -76,7 +77,9 @@ def bessel_jn(z, *, v=0, n_iter=50):
     v = int(_static_order("bessel_jn", v))
     if v < 0:
         raise FxadValueError(f"bessel_jn: v must be >= 0, got {v}")
-    return fnp.stack([bessel_j(z, k) for k in range(v + 1)])
+    z = as_float(z)
+    rows = [lax.reshape(bessel_j(z, k), (1,) + shape(z)) for k in range(v + 1)]
+    return lax.concatenate(rows, 0)
 
 
 def zeta(x, q=None):

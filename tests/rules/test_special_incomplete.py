@@ -26,8 +26,10 @@ ROWS2 = [  # two operands, each drawn from [0, 1]
     ("gammainc", lambda a, x: si.gammainc(pos(a), pos(x, 0.05))),
     ("gammaincc", lambda a, x: si.gammaincc(pos(a), pos(x, 0.05))),
     ("gammainc_tail", lambda a, x: si.gammainc(pos(a), 20.0 + 10.0 * x)),  # fraction branch
-    ("gammainc_da", lambda a, x: si.gammainc_da(pos(a), pos(x, 0.05), 1)),
-    ("gammainc_da2", lambda a, x: si.gammainc_da(pos(a), pos(x, 0.05), 2)),
+    # (x >= 0.3: near 0 the density x^(a-1) is so steep that finite differences of these
+    # third and fourth derivatives lose their accuracy; mpmath checks them there instead)
+    ("gammainc_da", lambda a, x: si.gammainc_da(pos(a), pos(x), 1)),
+    ("gammainc_da2", lambda a, x: si.gammainc_da(pos(a), pos(x), 2)),
     ("gammaincinv", lambda a, y: si.gammaincinv(pos(a), unit(y))),
     ("gammainccinv", lambda a, y: si.gammainccinv(pos(a), unit(y))),
     ("stdtr", lambda d, t: si.stdtr(pos(d, 0.5), 6.0 * t - 3.0)),
