@@ -317,3 +317,16 @@ def test_mode_rankdata_sem():
     check_grads(lambda a: fs.sem(a, axis=1, ddof=0), (a,), order=2)
     np.testing.assert_array_equal(fxad.vmap(fs.rankdata)(a), np.stack([st.rankdata(r)
                                                                        for r in a]))
+
+
+def test_derivatives_at_the_ends_of_the_support():
+    """Where the log density is finite at an end of its support, its derivative there is the
+    one-sided one (xlogy's 0/0 taken as 0): gamma(a=1) at 0 is expon, beta(2, 1) at 1 is 1,
+    poisson at mu = 0, binom at p = 0."""
+    assert fxad.grad(lambda x: fs.gamma.logpdf(x, 1.0, scale=2.0))(0.0) == -0.5
+    assert fxad.grad(lambda x: fs.expon.logpdf(x, scale=2.0))(0.0) == -0.5
+    assert fxad.grad(lambda x: fs.beta.logpdf(x, 2.0, 1.0))(1.0) == 1.0
+    assert fxad.grad(lambda x: fs.beta.logpdf(x, 1.0, 1.0))(0.0) == 0.0
+    assert fxad.grad(lambda mu: fs.poisson.logpmf(0, mu))(0.0) == -1.0
+    assert fxad.grad(lambda p: fs.binom.logpmf(0, 5, p))(0.0) == -5.0
+    assert fxad.grad(lambda p: fs.bernoulli.logpmf(1, p))(1.0) == 1.0

@@ -15,6 +15,7 @@ import numpy as np
 from ... import lax
 from ...core import Tracer
 from ...numpy.linalg import as_float
+from ...rules.special import xlog1py, xlogy
 
 _INF = np.inf
 
@@ -30,13 +31,6 @@ def where(c, a, b):
 def safe(cond, x, fallback):
     """x where cond holds, `fallback` elsewhere (the argument a formula is evaluated on)."""
     return lax.select(cond, x, fallback)
-
-
-def isnan_any(*xs):
-    out = lax.isnan(xs[0])
-    for x in xs[1:]:
-        out = lax.logical_or(out, lax.isnan(x))
-    return out
 
 
 def all_of(*conds):
@@ -60,6 +54,25 @@ def all_true(mask):
     data and constant parameters are concrete even under grad (comparisons carry no
     tangent), so the common case pays for no selects at all."""
     return not isinstance(mask, Tracer) and bool(np.all(mask))
+
+
+def xlogy0(c, y):
+    """SciPy's xlogy(c, y) (c log y, 0 where c = 0), whose derivative in y at y = 0 is taken as
+    0 rather than c/y = 0/0 (the end of a support: gamma's a = 1 at x = 0 has the finite
+    derivative of its other terms there, not NaN); in c it is xlogy's own."""
+    pos = lax.gt(y, 0)
+    if all_true(pos):
+        return xlogy(c, y)
+    return where(pos, xlogy(c, where(pos, y, 1.0)), xlogy(c, lax.stop_gradient(y)))
+
+
+def xlog1my0(c, z):
+    """xlog1py(c, -z) = c log(1 - z), likewise at z = 1."""
+    lt1 = lax.lt(z, 1)
+    if all_true(lt1):
+        return xlog1py(c, lax.neg(z))
+    return where(lt1, xlog1py(c, lax.neg(where(lt1, z, 0.0))),
+                 xlog1py(c, lax.neg(lax.stop_gradient(z))))
 
 
 def _unbounded(lo, hi):
@@ -129,8 +142,9 @@ def continuous(name, shapes, std, support=lambda *s: (-_INF, _INF), valid=None, 
         ok = lax.logical_and(lax.gt(scale, 0), lax.logical_not(lax.isnan(loc)))
         if valid is not None and n:
             ok = lax.logical_and(ok, valid(*sh))
-        sh = [safe(ok, s, d) for s, d in zip(sh, safe_shapes)]
-        return ok, sh, loc, safe(ok, scale, 1.0)
+        if all_true(ok):
+            return ok, sh, loc, scale
+        return ok, [safe(ok, s, d) for s, d in zip(sh, safe_shapes)], loc, safe(ok, scale, 1.0)
 
     def method(kind):
         fn = std.get(kind)
@@ -206,7 +220,8 @@ def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=No
         args, (loc,) = _split_args(name, shapes, args, ("loc",), (loc,), (0.0,))
         sh = [f(a) for a in args]
         ok = valid(*sh) if valid is not None else lax.eq(sh[0], sh[0])
-        sh = [safe(ok, s, d) for s, d in zip(sh, safe_shapes)]
+        if not all_true(ok):
+            sh = [safe(ok, s, d) for s, d in zip(sh, safe_shapes)]
         return ok, sh, f(loc)
 
     def method(kind):
@@ -251,4 +266,5 @@ def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=No
     return Distribution(name, methods)
 
 
-__all__ = ["Distribution", "continuous", "discrete", "f", "where", "safe", "all_of"]
+__all__ = ["Distribution", "continuous", "discrete", "f", "where", "safe", "all_of", "all_true",
+           "xlogy0", "xlog1my0"]

@@ -7,10 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ... import lax
-from ...rules.special import xlog1py, xlogy
 from ...rules.special_incomplete import betainc, betaln, gammainc, gammaincc, gammaln
 from ...rules.stats_misc import discrete_ppf
-from ._common import all_of, discrete, where
+from ._common import all_of, discrete, where, xlog1my0, xlogy0
 from ._continuous import log1mexp, log_pair
 
 _INF = np.inf
@@ -25,7 +24,7 @@ def _unit(p):
 
 
 poisson = discrete("poisson", ("mu",), {
-    "logpmf": lambda k, mu: lax.sub(lax.sub(xlogy(k, mu), mu), gammaln(lax.add(k, 1.0))),
+    "logpmf": lambda k, mu: lax.sub(lax.sub(xlogy0(k, mu), mu), gammaln(lax.add(k, 1.0))),
     "cdf": lambda k, mu: gammaincc(lax.add(k, 1.0), mu),
     "sf": lambda k, mu: gammainc(lax.add(k, 1.0), mu),
     "logcdf": lambda k, mu: log_pair(gammaincc(lax.add(k, 1.0), mu), gammainc(lax.add(k, 1.0), mu)),
@@ -38,7 +37,7 @@ poisson = discrete("poisson", ("mu",), {
 def _binom_logpmf(k, n, p):
     comb = lax.sub(lax.sub(gammaln(lax.add(n, 1.0)), gammaln(lax.add(k, 1.0))),
                    gammaln(lax.add(lax.sub(n, k), 1.0)))
-    return lax.add(comb, lax.add(xlogy(k, p), xlog1py(lax.sub(n, k), lax.neg(p))))
+    return lax.add(comb, lax.add(xlogy0(k, p), xlog1my0(lax.sub(n, k), p)))
 
 
 def _binom_cdf(k, n, p):  # I_(1-p)(n - k, k + 1), k < n (k = n is the support's top: 1)
@@ -64,7 +63,7 @@ binom = discrete("binom", ("n", "p"), {
 
 def _nbinom_logpmf(k, n, p):
     comb = lax.sub(lax.sub(gammaln(lax.add(k, n)), gammaln(n)), gammaln(lax.add(k, 1.0)))
-    return lax.add(comb, lax.add(lax.mul(n, lax.log(p)), xlog1py(k, lax.neg(p))))
+    return lax.add(comb, lax.add(lax.mul(n, lax.log(p)), xlog1my0(k, p)))
 
 
 def _nbinom_cdf(k, n, p):
@@ -89,7 +88,7 @@ def _geom_logsf(k, p):  # k log(1 - p)
 
 
 geom = discrete("geom", ("p",), {
-    "logpmf": lambda k, p: lax.add(xlog1py(lax.sub(k, 1.0), lax.neg(p)), lax.log(p)),
+    "logpmf": lambda k, p: lax.add(xlog1my0(lax.sub(k, 1.0), p), lax.log(p)),
     "sf": lambda k, p: lax.exp(_geom_logsf(k, p)), "logsf": _geom_logsf,
     "cdf": lambda k, p: lax.neg(lax.expm1(_geom_logsf(k, p))),
     "logcdf": lambda k, p: log1mexp(lax.neg(_geom_logsf(k, p))),
@@ -99,7 +98,7 @@ geom = discrete("geom", ("p",), {
 
 
 bernoulli = discrete("bernoulli", ("p",), {
-    "logpmf": lambda k, p: lax.add(xlogy(k, p), xlog1py(lax.sub(1.0, k), lax.neg(p))),
+    "logpmf": lambda k, p: lax.add(xlogy0(k, p), xlog1my0(lax.sub(1.0, k), p)),
     "cdf": lambda k, p: lax.sub(1.0, lax.mul(p, lax.sub(1.0, k))),  # k in {0, 1}
     "sf": lambda k, p: lax.mul(p, lax.sub(1.0, k)),
     "logcdf": lambda k, p: lax.log(lax.sub(1.0, lax.mul(p, lax.sub(1.0, k)))),

@@ -7,10 +7,9 @@ import numpy as np
 from ... import lax
 from ... import numpy as fnp
 from ...errors import FxadValueError
-from ...rules.special import xlogy
 from ...rules.special_incomplete import gammaln
 from ..linalg import cholesky, eigh, solve_triangular
-from ._common import Distribution, f, where
+from ._common import Distribution, f, where, xlogy0
 
 _LOG_2PI = float(np.log(2 * np.pi))
 
@@ -124,7 +123,7 @@ def _dirichlet_logpdf(x, alpha):
                              lax.lt(lax.abs(lax.sub(fnp.sum(x, axis=0), 1.0)), 1e-9))
     xs = where(inside, x, 1.0 / k)
     norm = lax.sub(fnp.sum(gammaln(alpha)), gammaln(fnp.sum(alpha)))
-    out = lax.sub(fnp.sum(xlogy(lax.sub(a, 1.0), xs), axis=0), norm)
+    out = lax.sub(fnp.sum(xlogy0(lax.sub(a, 1.0), xs), axis=0), norm)
     valid = fnp.all(lax.gt(alpha, 0))
     return where(valid, where(inside, out, -np.inf), np.nan)
 
@@ -142,7 +141,7 @@ def _multinomial_logpmf(x, n, p):
     ok = lax.logical_and(fnp.all(lax.logical_and(lax.ge(x, 0), lax.eq(x, lax.floor(x))),
                                  axis=-1), lax.eq(total, n))
     out = lax.add(lax.sub(gammaln(lax.add(n, 1.0)), fnp.sum(gammaln(lax.add(x, 1.0)), axis=-1)),
-                  fnp.sum(xlogy(x, p), axis=-1))
+                  fnp.sum(xlogy0(x, p), axis=-1))
     valid = lax.logical_and(fnp.all(lax.logical_and(lax.ge(p, 0), lax.le(p, 1)), axis=-1),
                             lax.ge(n, 0))
     return where(valid, where(ok, out, -np.inf), np.nan)

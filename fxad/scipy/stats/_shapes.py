@@ -8,12 +8,12 @@ import numpy as np
 
 from ... import lax
 from ...rules.bessel import bessel_ie
-from ...rules.special import log_ndtr, ndtr, xlog1py, xlogy
+from ...rules.special import log_ndtr, ndtr
 from ...rules.special_incomplete import (betainc, betaincinv, betaln, gammainc, gammaincc,
                                          gammainccinv, gammaincinv, gammaln, gennorm_cdf,
                                          gennorm_ppf)
 from ...rules.special_more import ndtri_exp
-from ._common import all_of, continuous, where
+from ._common import all_of, continuous, where, xlog1my0, xlogy0
 from ._continuous import log1m, log_pair
 
 _INF = np.inf
@@ -23,7 +23,7 @@ _LOG_SQRT_2PI = float(0.5 * np.log(2 * np.pi))
 
 
 def _gamma_logpdf(z, a):
-    return lax.sub(lax.sub(xlogy(lax.sub(a, 1.0), z), z), gammaln(a))
+    return lax.sub(lax.sub(xlogy0(lax.sub(a, 1.0), z), z), gammaln(a))
 
 
 gamma = continuous("gamma", ("a",), {
@@ -53,7 +53,7 @@ chi2 = continuous("chi2", ("df",), {
 
 
 def _beta_logpdf(z, a, b):
-    return lax.sub(lax.add(xlogy(lax.sub(a, 1.0), z), xlog1py(lax.sub(b, 1.0), lax.neg(z))),
+    return lax.sub(lax.add(xlogy0(lax.sub(a, 1.0), z), xlog1my0(lax.sub(b, 1.0), z)),
                    betaln(a, b))
 
 
