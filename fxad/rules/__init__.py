@@ -2,6 +2,6 @@
 (`ops` imports the families; see fxad/rules/ops.py)."""
 from . import ops  # noqa: F401  (first: the families import it)
 from . import (  # noqa: F401
-    call, callback, cond, conv, cumulative, custom, custom_linear, dot, elementwise, fft,
-    indexing, linalg_decomp, linalg_solve, reductions, scan, special, structural, while_loop,
-    windowed)
+    bessel, call, callback, cond, conv, cumulative, custom, custom_linear, dot, elementwise, fft,
+    indexing, linalg_decomp, linalg_more, linalg_solve, reductions, scan, signal_conv, special,
+    special_hyper, special_incomplete, special_more, stats_misc, structural, while_loop, windowed)

@@ -3,3 +3,4 @@ from . import special  # noqa: F401
 from . import linalg  # noqa: F401
 from . import integrate  # noqa: F401
 from . import optimize  # noqa: F401
+from . import signal, stats  # noqa: F401
