@@ -5,7 +5,7 @@ from . import lax, tree_util  # noqa: F401  (lax defines every primitive)
 from . import numpy  # noqa: F401  (attaches operators to Tracer)
 from .api import (  # noqa: F401
     grad, hessian, hvp, jacfwd, jacrev, jvp, linear_transpose, linearize, make_jaxpr,
-    stop_gradient, value_and_grad, vjp, vmap)
+    pure_callback, stop_gradient, value_and_grad, vjp, vmap)
 from .api import jacrev as jacobian  # noqa: F401  (JAX's alias)
 from .api.array import Array  # noqa: F401
 from .api.closure import closure_convert, named_call  # noqa: F401

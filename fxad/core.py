@@ -219,6 +219,9 @@ class Primitive:
         self.inplace = None  # NumPy ufunc name that can write its result into a dead input
         self.simplify = {}  # pass name -> rule (fxad/ir/simplify.py says what each pass asks)
         self.inline = None  # params -> the ClosedJaxpr a call primitive runs
+        # Eager grad derives this primitive's pullback from its JVP rule once per signature
+        # (fxad/interpreters/tape.py); False for rules that need concrete values.
+        self.derivable = True
         self.module = sys._getframe(1).f_globals.get("__name__")  # where it was defined
         _primitives.append(self)
 
@@ -318,8 +321,10 @@ def missing_rule(kind: str, prim: Primitive):
 
 class Trace:
     """One active transformation. `level` orders traces: the highest among the arguments
-    processes a primitive. `name` appears in error messages ('jvp', 'linearize', ...)."""
+    processes a primitive. `name` appears in error messages ('jvp', 'linearize', ...).
+    `differentiates`: its tracers carry derivatives (float() of one would drop them)."""
     kind = "trace"
+    differentiates = False
 
     def __init__(self, level, name=None):
         self.level = level
@@ -455,7 +460,7 @@ class Tracer:
 
     def _scalar(self, conv, name):
         self._check_alive(name)
-        if is_float(self.dtype) and self._trace.kind == "jvp":
+        if is_float(self.dtype) and self._trace.differentiates:
             raise ConcretizationError(
                 f"{name}() of a traced value under '{self._trace.name}' would drop its "
                 f"derivative ({self.aval.str_short()}). Keep it an array (fxad.numpy ops work "

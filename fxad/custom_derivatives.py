@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
-from .core import ShapedArray, avals_key, get_aval
+from .core import ShapedArray, Tracer, avals_key, get_aval
 from .errors import FxadTypeError
 from .interpreters.transpose import vjp_flat
 from .ir.staging import stage
 from .rules.custom import custom_jvp_call_p, custom_vjp_call_p
+from .rules.custom_linear import linear_call as _linear_call
 from .rules.helpers import unbroadcast
 from .tree_util import tree_flatten, tree_unflatten
 
@@ -349,3 +350,36 @@ def _remat_bwd(fun, full, leaves, ct, needed=None):
     return out
 
 
+def linear_call(fun: Callable, fun_transpose: Callable, residual_args: Any,
+                linear_args: Any) -> Any:
+    """fun(residual_args, linear_args), linear in linear_args, with the transpose given:
+    fun_transpose(residual_args, out_cotangent) -> cotangent of linear_args (JAX's API).
+    Reverse mode uses fun_transpose instead of transposing fun; derivatives in
+    residual_args differentiate fun (and fun_transpose), so write both with fxad
+    operations if the residuals carry derivatives (fxad/rules/custom_linear.py)."""
+    name = getattr(fun, "__name__", "linear_call")
+    res, res_tree = tree_flatten(residual_args)
+    lin, lin_tree = tree_flatten(linear_args)
+    res, lin = [_as_value(x) for x in res], [_as_value(x) for x in lin]
+    n_res, store = len(res), {}
+
+    def flat_fun(*args):
+        out, store["out"] = tree_flatten(fun(tree_unflatten(res_tree, args[:n_res]),
+                                             tree_unflatten(lin_tree, args[n_res:])))
+        return out
+
+    def flat_transpose(*args):
+        ct = tree_unflatten(store["out"], args[n_res:])
+        got, tree = tree_flatten(fun_transpose(tree_unflatten(res_tree, args[:n_res]), ct))
+        if tree != lin_tree:
+            raise FxadTypeError(f"the transpose of '{name}' returned {tree}, expected the "
+                                f"structure of linear_args, {lin_tree}")
+        return got
+    avals = [ShapedArray(get_aval(x).shape, get_aval(x).dtype) for x in res + lin]
+    out_avals = [ShapedArray(a.shape, a.dtype) for a in stage(flat_fun, avals).out_avals]
+    outs = _linear_call(flat_fun, flat_transpose, n_res, out_avals, name, *res, *lin)
+    return tree_unflatten(store["out"], outs)
+
+
+def _as_value(x):
+    return x if isinstance(x, (Tracer, np.ndarray)) else np.asarray(x)

@@ -130,3 +130,13 @@ def layer_norm(x, gamma=None, beta=None, axis=-1, eps=1e-5):
 def batch_norm(x, gamma=None, beta=None, axis=0, eps=1e-5):
     """Normalize over `axis` (int or tuple; the batch axes) with batch statistics."""
     return _norm(x, gamma, beta, axis, eps)
+
+
+# --- more of jax.nn, in their own modules (issue 19) -----------------------------------------
+from .nn_activations import (  # noqa: E402,F401
+    celu, elu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
+    log1mexp, log_sigmoid, logmeanexp, mish, one_hot, relu6, selu, soft_sign, sparse_plus,
+    sparse_sigmoid, squareplus, standardize, tanh)
+from .nn_activations import relu  # noqa: E402,F401,F811  (replaces relu above: see its docstring)
+from .nn_attention import dot_product_attention  # noqa: E402,F401
+from .nn_pooling import avg_pool, max_pool, min_pool, pool  # noqa: E402,F401

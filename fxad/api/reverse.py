@@ -6,9 +6,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core import (_PY_SCALARS, get_aval)
+from ..core import _PY_SCALARS, get_aval, is_float
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
+from ..interpreters.tape import TapeVJP, tape_active
 from ..interpreters.transpose import backward_pass, vjp_flat
 from ..ir.staging import stage
 from ..rules import ops
@@ -24,14 +25,24 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return _vjp_leaves(f, [_leaf(p) for p in flat_p], tree_p, has_aux, "vjp", snapshot=True)
 
 
-def _vjp_leaves(f, flat_p, tree_p, has_aux, name, snapshot=False):
-    """vjp of f at the primals given as leaves (already arrays) and their tree. With
-    `snapshot`, f_vjp (which outlives the call) keeps private copies of its residuals; grad
-    and jacrev use it at once and need none."""
+def _vjp_leaves(f, flat_p, tree_p, has_aux, name, snapshot=False, once=False):
+    """vjp of f at the primals given as leaves (already arrays) and their tree: eagerly on
+    the tape of derived pullbacks when no outer transformation is active (fast), else
+    linearize + transpose (staged; composes with everything). With `snapshot`, f_vjp (which
+    outlives the call) keeps private copies of its residuals; grad and jacrev use it at once
+    and need none. `once`: f_vjp is called exactly once (grad), so it may free as it goes."""
     fun, store = _flat_fun(f, tree_p, has_aux, name)
-    outs, pullback, lin = vjp_flat(fun, flat_p)
-    if snapshot:
-        lin.jaxpr = lin.jaxpr.snapshot()
+    if tape_active():
+        tape = TapeVJP(fun, flat_p, name)
+        outs, out_avals = tape.primal_outs, tape.out_avals
+        pullback = lambda cts: tape.pullback(cts, free=once)  # noqa: E731
+        if snapshot:
+            tape.snapshot()
+    else:
+        outs, pullback, lin = vjp_flat(fun, flat_p, name)
+        out_avals = lin.out_avals
+        if snapshot:
+            lin.jaxpr = lin.jaxpr.snapshot()
     out, aux = _split_aux(outs, store, has_aux)
     n_out = store["n_out"]
 
@@ -40,12 +51,16 @@ def _vjp_leaves(f, flat_p, tree_p, has_aux, name, snapshot=False):
         if tree_ct != store["out"]:
             raise FxadTypeError(f"f_vjp expects a cotangent with the output's structure "
                                 f"{store['out']}, got {tree_ct}")
-        for i, (o, c) in enumerate(zip(lin.out_avals[:n_out], flat_ct)):
+        for i, (o, c) in enumerate(zip(out_avals[:n_out], flat_ct)):
             _check_cotangent("f_vjp", i, o, get_aval(c))
-        return trusted([_leaf(c) for c in flat_ct])
+        # a Python number standing in for a 0-d cotangent takes the output's dtype (the
+        # pullbacks were derived for exactly the outputs' types)
+        return trusted([c if get_aval(c).dtype == o.dtype or not is_float(o.dtype)
+                        else np.asarray(c, o.dtype) for c, o in
+                        zip([_leaf(c) for c in flat_ct], out_avals)])
 
     def trusted(flat_ct):  # flat cotangents known to match the outputs (grad's own ones)
-        cts = pullback(flat_ct + [Zero(a) for a in lin.out_avals[n_out:]])
+        cts = pullback(flat_ct + [Zero(a) for a in out_avals[n_out:]])
         return tree_unflatten(tree_p, [_result(c) for c in cts])
     f_vjp._trusted = trusted
     return (out, f_vjp, aux) if has_aux else (out, f_vjp)
@@ -65,7 +80,8 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name, allow_int=False):
         flat_p = [_leaf(p) for p in flat_p]
         if not allow_int:
             _check_inputs(name, dyn, nums, flat_p, holomorphic)
-        res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux, name)
+        res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux, name,
+                          once=True)
         out, f_vjp = res[0], res[1]
         a = get_aval(_leaf(out)) if not isinstance(out, (tuple, list, dict)) else None
         if a is None or a.shape != ():

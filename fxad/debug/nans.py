@@ -17,12 +17,23 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import core
+from ..interpreters import tape
 
 _FXAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class Config:
-    """Library-wide switches. `fxad.config.debug_nans = True` checks every thread."""
+    """Library-wide switches. `fxad.config.debug_nans = True` checks every thread;
+    `fxad.config.eager_tape = False` makes eager grad/vjp take the staged path (linearize,
+    then transpose) instead of the tape of derived pullbacks (for comparisons and tests)."""
+
+    @property
+    def eager_tape(self) -> bool:
+        return tape.enabled[0]
+
+    @eager_tape.setter
+    def eager_tape(self, on: bool):
+        tape.enabled[0] = bool(on)
 
     @property
     def debug_nans(self) -> bool:

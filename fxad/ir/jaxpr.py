@@ -24,6 +24,27 @@ class Eqn:
         return f"Eqn({self.primitive.name}, {self.invars} -> {self.outvars})"
 
 
+def has_effects(eqn) -> bool:
+    """Must this equation run exactly where and as often as the program says? Yes if its
+    primitive is effectful (a callback), or a program among its parameters (a loop or
+    branch body, a jit call) holds such an equation: simplification and loop hoisting
+    leave those alone."""
+    if eqn.primitive.effectful:
+        return True
+    for p in eqn.params.values():
+        for j in (p if type(p) is tuple else (p,)):
+            if type(j) is ClosedJaxpr and _body_effects(j):
+                return True
+    return False
+
+
+def _body_effects(closed):
+    hit = closed.cache.get("has_effects")
+    if hit is None:
+        hit = closed.cache["has_effects"] = any(has_effects(e) for e in closed.jaxpr.eqns)
+    return hit
+
+
 class Jaxpr:
     """`{ lambda constvars ; invars . let eqns in outvars }`. Outvars may be Literals."""
     __slots__ = ("constvars", "invars", "eqns", "outvars")
@@ -81,6 +102,28 @@ class ClosedJaxpr:
     def to_dot(self):
         from .dot import to_dot
         return to_dot(self)
+
+
+def holds_user_functions(closed) -> bool:
+    """Does a program (or a tuple of them) hold a user's function in some equation's
+    parameters (a custom rule, a callback), directly or in an inner program? Global caches
+    must not key on such a program: they would keep the user's closures (and what they
+    capture) alive. Cached on the program."""
+    if type(closed) is tuple:
+        return any(_holds(x) for x in closed)
+    hit = closed.cache.get("holds_user_functions")
+    if hit is None:
+        hit = any(_holds(v) for e in closed.jaxpr.eqns for v in e.params.values())
+        closed.cache["holds_user_functions"] = hit
+    return hit
+
+
+def _holds(x):
+    if isinstance(x, ClosedJaxpr):
+        return holds_user_functions(x)
+    if isinstance(x, (tuple, list)):
+        return any(_holds(y) for y in x)
+    return callable(x) and not isinstance(x, type)
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):

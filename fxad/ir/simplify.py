@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import ShapedArray
-from .jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from .jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
     keep = []
     for e in closed.jaxpr.eqns:
         if e.invars and all(type(v) is Literal or v in consts for v in e.invars) and \
-                e.primitive.inline is None and not e.primitive.effectful:
+                e.primitive.inline is None and not has_effects(e):
             out = e.primitive.impl(*[_known(v, consts) for v in e.invars], **e.params)
             outs = out if e.primitive.multiple_results else [out]
             for v, val in zip(e.outvars, outs):
@@ -138,7 +138,7 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
         # repr, not value: 0.0 == -0.0 but they are different literals (1/x differs)
         return ("lit", type(v.val), repr(v.val)) if type(v) is Literal else id(v)
     for e in closed.jaxpr.eqns:
-        pk = _param_key(e.params) if not e.primitive.effectful else None
+        pk = _param_key(e.params) if not has_effects(e) else None
         key = None if pk is None else (e.primitive, pk, tuple(ident(v) for v in e.invars))
         if key is not None and key in seen:
             for a, b in zip(e.outvars, seen[key]):
@@ -157,7 +157,7 @@ def live_eqns(eqns, outs):
     live = {v for v in outs if type(v) is not Literal}
     keep = []
     for e in reversed(eqns):
-        if e.primitive.effectful or any(v in live for v in e.outvars):
+        if any(v in live for v in e.outvars) or has_effects(e):
             keep.append(e)
             live.update(v for v in e.invars if type(v) is not Literal)
     keep.reverse()

@@ -10,7 +10,7 @@ from .. import lax
 from ..api.reverse import stop_gradient
 from ..core import Tracer
 from ..errors import ConcretizationError, FxadValueError
-from ..rules.bessel import bessel_iv
+from ..rules.bessel import bessel_i
 from ..rules.helpers import dtype_of, shape_of
 from .at import at
 from .creation import asarray
@@ -21,7 +21,7 @@ from .series import convolve, diff, searchsorted
 
 def i0(x):
     """The modified Bessel function of the first kind, order 0 (derivative: i1)."""
-    return bessel_iv(x, 0)
+    return bessel_i(x, 0)
 
 
 def _1d(p, name):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -73,7 +74,7 @@ amax, amin = max, min
 
 def _count(a, axes):
     shape = shape_of(a)
-    return int(np.prod([shape[i] for i in axes], dtype=np.int64))
+    return math.prod([shape[i] for i in axes])
 
 
 def mean(a, axis=None, dtype=None, keepdims=False, *, where=None, out=None):

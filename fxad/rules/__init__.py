@@ -2,5 +2,7 @@
 (`ops` imports the families; see fxad/rules/ops.py)."""
 from . import ops  # noqa: F401  (first: the families import it)
 from . import (  # noqa: F401
-    bessel, call, cond, cumulative, custom, debug, dot, dynamic, elementwise, fft, indexing,
-    linalg_decomp, linalg_solve, reductions, remat, scan, special, structural, while_loop)
+    bessel, call, callback, cond, conv, cumulative, custom, custom_linear, debug, dot, dynamic,
+    elementwise, fft, indexing, linalg_decomp, linalg_more, linalg_solve, reductions, remat,
+    scan, signal_conv, special, special_hyper, special_incomplete, special_more, stats_misc,
+    structural, while_loop, windowed)

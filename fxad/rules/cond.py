@@ -129,6 +129,7 @@ def _cond_batch(vals, dims, branches):
 
 
 cond_p.def_jvp(_cond_jvp)
+cond_p.derivable = False  # its JVP differentiates the branch taken when the index is known
 # in its operands, when its branches are (the linear half of a JVP)
 cond_p.def_transpose(_cond_transpose)
 cond_p.def_batch(_cond_batch)

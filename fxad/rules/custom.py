@@ -12,7 +12,8 @@ custom_vjp_call(*args; fun, fwd, bwd, name)
   batching   a custom_vjp_call of the vmapped fun, fwd and bwd
 custom_lin(*primals, *residuals, *tangents; fwd, bwd, ...)
   impl       the JVP of fwd's primal output (forward mode through custom_vjp works); if fwd
-             cannot be traced (opaque NumPy), the transpose of bwd, the same linear map
+             cannot be traced (opaque NumPy, a pure_callback), the transpose of bwd, the
+             same linear map
   transpose  the user's bwd(residuals, cts): reverse mode uses the custom rule
   batching   the vmapped impl
 """
@@ -23,7 +24,7 @@ import threading
 import numpy as np
 
 from ..core import Primitive, ShapedArray, get_aval, rule_source
-from ..errors import ConcretizationError, TracerArrayConversionError
+from ..errors import ConcretizationError, OpaqueFunctionError, TracerArrayConversionError
 from ..interpreters.jvp import Zero, instantiate, jvp_flat
 from ..interpreters.transpose import backward_pass
 from ..ir.staging import stage
@@ -74,6 +75,7 @@ custom_jvp_call_p.def_impl(lambda *args, fun, jvp, name: fun(*args))
 custom_jvp_call_p.def_abstract_eval(lambda *avals, fun, jvp, name: out_avals_of(fun, list(avals)))
 custom_jvp_call_p.def_jvp(_custom_jvp_jvp)
 custom_jvp_call_p.def_batch(_custom_jvp_batch)
+custom_jvp_call_p.derivable = False  # its parameters are user functions (eager grad: staged)
 
 
 # --- custom_vjp_call -----------------------------------------------------------------------
@@ -131,6 +133,7 @@ custom_vjp_call_p.def_abstract_eval(
     lambda *avals, fun, fwd, bwd, name: out_avals_of(fun, list(avals)))
 custom_vjp_call_p.def_jvp(_custom_vjp_jvp)
 custom_vjp_call_p.def_batch(_custom_vjp_batch)
+custom_vjp_call_p.derivable = False
 
 
 # --- custom_lin ----------------------------------------------------------------------------
@@ -162,7 +165,8 @@ def _custom_lin_impl(*args, fwd, bwd, n_p, n_res, nz, out_avals, name):
                                 name=f"jvp of {name} fwd")
         finally:
             _differentiating.owners.discard(owner)
-    except (TracerArrayConversionError, ConcretizationError, _Reentered):
+    except (TracerArrayConversionError, ConcretizationError, OpaqueFunctionError,
+            _Reentered):
         def bwd_flat(*cts):
             return [np.zeros(get_aval(p).shape, get_aval(p).dtype) if c is None else c
                     for c, p in zip(bwd(residuals, list(cts)), primals)]
@@ -199,3 +203,4 @@ custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 custom_lin_p.def_jvp(_custom_lin_jvp)
 custom_lin_p.def_transpose(_custom_lin_transpose)  # linear in its tangent operands only
 custom_lin_p.def_batch(_custom_lin_batch)
+custom_lin_p.derivable = False

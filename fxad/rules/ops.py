@@ -20,6 +20,7 @@ from .cumulative import (  # noqa: F401
     argsort, cumlogsumexp, cummax, cummin, cumprod, cumsum, lexsort, searchsorted, top_k)
 from .convolve import convolve  # noqa: F401
 from .dynamic import dynamic_slice, dynamic_update_slice  # noqa: F401
+from .conv import conv_general_dilated  # noqa: F401  (normalized form; fxad.lax has the public one)
 from .elementwise import mul_p  # noqa: F401  (for rules that stage equations directly)
 from .structural import reshape_p  # noqa: F401
 

@@ -26,7 +26,7 @@ from ..interpreters.partial_eval import linearize_jaxpr
 from ..interpreters.transpose import UndefinedPrimal, aval_of, backward_pass, is_undefined
 from ..ir import codegen
 from ..ir.codegen import compiled_for
-from ..ir.jaxpr import ClosedJaxpr, Jaxpr, Literal
+from ..ir.jaxpr import ClosedJaxpr, Jaxpr, Literal, has_effects
 from ..ir.printer import Namer
 from ..ir.simplify import live_eqns, simplify
 from ..ir.staging import stage
@@ -276,7 +276,8 @@ def _plan(jaxpr, n_consts, n_carry):
     kind = {}
     for e in j.eqns:
         ins = [v for v in e.invars if type(v) is not Literal]
-        if any(v in on_carry for v in ins):
+        if any(v in on_carry for v in ins) or has_effects(e):
+            # an effectful equation (a callback) runs once per step, where the body says
             on_carry.update(e.outvars)
             kind[e] = "carry"
         elif any(v in on_xs for v in ins):
@@ -288,7 +289,7 @@ def _plan(jaxpr, n_consts, n_carry):
     need = {v for i in moving for v in [carry_out[i]] if type(v) is not Literal}
     in_loop = set()
     for e in reversed(j.eqns):
-        if kind[e] == "carry" and any(v in need for v in e.outvars):
+        if kind[e] == "carry" and (any(v in need for v in e.outvars) or has_effects(e)):
             in_loop.add(e)
             need.update(v for v in e.invars if type(v) is not Literal)
 

@@ -16,6 +16,7 @@ from ..core import Primitive, ShapedArray, Tracer, get_aval
 from ..errors import FxadTypeError
 from ..interpreters.batching import BatchTracer
 from ..interpreters.jvp import JVPTracer, Zero, jvp_jaxpr
+from ..interpreters.tape import TapeTracer
 from ..ir.codegen import compiled_for
 from ..ir.jaxpr import eval_jaxpr
 from ..ir.staging import stage
@@ -42,8 +43,8 @@ while_p.def_abstract_eval(lambda *avals, cond_jaxpr, body_jaxpr, n_cc, n_bc: [
 def _concrete(x):
     """(concrete value, batch axis) behind a value, looking through outer JVP tracers and
     one level of vmap; None if the value is only known symbolically (e.g. under jit)."""
-    while isinstance(x, JVPTracer):
-        x = x.primal
+    while isinstance(x, (JVPTracer, TapeTracer)):  # both carry the concrete value inside
+        x = x.primal if type(x) is JVPTracer else x.val
     if not isinstance(x, Tracer):
         return x, None
     if isinstance(x, BatchTracer) and not isinstance(x.val, Tracer):
@@ -149,5 +150,6 @@ def _while_batch(vals, dims, cond_jaxpr, body_jaxpr, n_cc, n_bc):
 
 
 while_p.def_jvp(_while_jvp)
+while_p.derivable = False  # its JVP needs the concrete trip count (eager grad: staged path)
 while_p.def_transpose(_while_transpose, linear=False)  # an error naming the fix
 while_p.def_batch(_while_batch)
