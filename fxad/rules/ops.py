@@ -18,6 +18,13 @@ from .indexing import getitem, scatter_add  # noqa: F401
 from .dot import dot_general  # noqa: F401
 from .cumulative import argsort, cumprod, cumsum, searchsorted  # noqa: F401
 from .convolve import convolve  # noqa: F401
+from .bitwise import (  # noqa: F401
+    bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, fma, nextafter, shift_left,
+    shift_right_logical)
+from .random_bits import (  # noqa: F401  (fxad.random's key primitives; not in fxad.lax)
+    random_bits, random_fold_in, random_seed, random_split, threefry2x32)
+from .random_gamma import random_gamma, random_gamma_grad  # noqa: F401
+from .random_counts import random_binomial, random_poisson  # noqa: F401
 from .elementwise import mul_p  # noqa: F401  (for rules that stage equations directly)
 from .structural import reshape_p  # noqa: F401
 
@@ -30,4 +37,6 @@ __all__ = [
     "signbit", "sin", "sinh", "sqrt", "stop_gradient", "sub", "tan", "tanh", "trunc",
     "argmax", "argmin", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum",
     "broadcast_to", "concatenate", "flip", "reshape", "transpose", "getitem", "scatter_add",
-    "dot_general", "argsort", "cumprod", "cumsum", "searchsorted", "convolve"]
+    "dot_general", "argsort", "cumprod", "cumsum", "searchsorted", "convolve",
+    "bitcast_convert_type", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
+    "fma", "nextafter", "shift_left", "shift_right_logical", "random_gamma_grad"]
