@@ -130,3 +130,7 @@ def layer_norm(x, gamma=None, beta=None, axis=-1, eps=1e-5):
 def batch_norm(x, gamma=None, beta=None, axis=0, eps=1e-5):
     """Normalize over `axis` (int or tuple; the batch axes) with batch statistics."""
     return _norm(x, gamma, beta, axis, eps)
+
+
+from . import nn_initializers as initializers  # noqa: E402,F401  (fxad.nn.initializers)
+from .nn_dropout import dropout  # noqa: E402,F401

@@ -70,10 +70,20 @@ def threefry_np(k0, k1, x0, x1):
     return y0.reshape(shape), y1.reshape(shape)
 
 
-def _counters(n):
-    """The 64-bit row-major indices 0..n-1 as (hi, lo) uint32 words."""
-    lo = np.arange(n, dtype=np.uint64)
-    return (lo >> np.uint64(32)).astype(_U32), lo.astype(_U32)
+def _hash_indices(k0, k1, y0, y1, start=0):
+    """y0, y1 (1-d uint32 buffers) := threefry((k0, k1), (hi(i), lo(i))) for the 64-bit
+    indices i = start, start + 1, ...: the counters are written chunk by chunk and hashed in
+    place, so nothing of the full size is allocated besides the outputs."""
+    tmp = np.empty(min(len(y0), _CHUNK), _U32)
+    for s in range(0, len(y0), _CHUNK):
+        e = min(len(y0), s + _CHUNK)
+        if start + e <= 2 ** 32:
+            y0[s:e] = 0
+            y1[s:e] = np.arange(start + s, start + e, dtype=_U32)
+        else:
+            i = np.arange(start + s, start + e, dtype=np.uint64)
+            y0[s:e], y1[s:e] = i >> np.uint64(32), i & np.uint64(0xFFFFFFFF)
+        _rounds(k0, k1, y0[s:e], y1[s:e], tmp[:e - s])
 
 
 def hash_counters(keys, n):
@@ -82,14 +92,16 @@ def hash_counters(keys, n):
     ones (a key per element, as gamma's sampler uses) hash all keys' lanes at once."""
     keys = np.asarray(keys, _U32).reshape(-1, 2)
     m = keys.shape[0]
-    hi, lo = _counters(n)
-    if m == 0:
-        return np.zeros((0, n), _U32), np.zeros((0, n), _U32)
+    w0, w1 = np.empty((m, n), _U32), np.empty((m, n), _U32)
     if m == 1 or n >= 4096:
-        out = [threefry_np(k[0], k[1], hi, lo) for k in keys]
-        return (np.stack([o[0] for o in out]).reshape(m, n),
-                np.stack([o[1] for o in out]).reshape(m, n))
-    return threefry_np(keys[:, :1], keys[:, 1:], hi, lo)
+        for j in range(m):
+            _hash_indices(keys[j, 0], keys[j, 1], w0[j], w1[j])
+    elif m:
+        idx = np.tile(np.arange(n, dtype=np.uint64), m)
+        hi, lo = (idx >> np.uint64(32)).astype(_U32), idx.astype(_U32)
+        w0, w1 = [w.reshape(m, n) for w in threefry_np(np.repeat(keys[:, 0], n),
+                                                        np.repeat(keys[:, 1], n), hi, lo)]
+    return w0, w1
 
 
 def bits_np(keys, bit_width, shape):
@@ -97,9 +109,11 @@ def bits_np(keys, bit_width, shape):
     lead, n = keys.shape[:-1], math.prod(shape)
     w0, w1 = hash_counters(keys, n)
     if bit_width == 64:
-        out = (w0.astype(np.uint64) << np.uint64(32)) | w1
+        out = w0.astype(np.uint64)
+        out <<= np.uint64(32)
+        out |= w1
     else:
-        out = w0 ^ w1
+        out = np.bitwise_xor(w0, w1, out=w0)
         if bit_width < 32:
             out = out.astype(UINT_BY_BITS[bit_width])  # keeps the low bits
     return out.reshape(lead + tuple(shape))
