@@ -17,6 +17,7 @@ import scipy.special as sc
 from ..core import Primitive, ShapedArray, get_aval
 from ..errors import FxadValueError
 from .helpers import broadcast_batched, defjvp_zero
+from .bitwise import fma_np
 from .random_bits import check_keys, split_np, uniform_np
 
 
@@ -52,8 +53,9 @@ def _knuth(keys, lam, dtype):
 def _ptrs(keys, lam, dtype):
     f = np.float32
     log_lam = np.log(lam)
-    b = f(0.931) + f(2.53) * np.sqrt(lam)
-    a = f(-0.059) + f(0.02483) * b
+    # Multiply-adds are fused (one rounding) where XLA's CPU code fuses them.
+    b = fma_np(f(2.53), np.sqrt(lam), f(0.931))
+    a = fma_np(f(0.02483), b, f(-0.059))
     inv_alpha = f(1.1239) + f(1.1328) / (b - f(3.4))
     v_r = f(0.9277) - f(3.6224) / (b - f(2))
     k_out = np.full(lam.shape, -1, f)
@@ -67,9 +69,9 @@ def _ptrs(keys, lam, dtype):
         ar, br, lr = a[r], b[r], lam[r]
         us = f(0.5) - np.abs(u)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            k = np.floor((f(2) * ar / us + br) * u + lr + f(0.43))
+            k = np.floor(fma_np(f(2) * ar / us + br, u, lr) + f(0.43))
             s = np.log(v * inv_alpha[r] / (ar / (us * us) + br))
-            t = -lr + k * log_lam[r] - sc.gammaln(k + f(1))
+            t = fma_np(k, log_lam[r], -lr) - sc.gammaln(k + f(1))
         accept1 = (us >= f(0.07)) & (v <= v_r[r])
         reject = (k < 0) | ((us < f(0.013)) & (v > us))
         accept = accept1 | (~reject & (s <= t))
