@@ -30,12 +30,12 @@ def PRNGKey(seed, *, impl=None):
         if get_aval(seed).dtype.kind not in "iu":
             raise FxadTypeError(f"a PRNG seed must be an integer, got {get_aval(seed)}")
         return ops.random_seed(seed)
-    if isinstance(seed, (bool, np.bool_)) or np.ndim(seed) or np.asarray(seed).dtype.kind not in "iu":
-        raise FxadTypeError(f"a PRNG seed must be a scalar integer, got {seed!r}")
-    if isinstance(seed, int):
+    if isinstance(seed, int) and not isinstance(seed, bool):
         if not -2 ** 63 <= seed < 2 ** 64:
             raise FxadValueError(f"a PRNG seed must fit in 64 bits, got {seed}")
         seed = np.int64(seed) if seed < 2 ** 63 else np.uint64(seed)
+    if isinstance(seed, np.bool_) or np.ndim(seed) or np.asarray(seed).dtype.kind not in "iu":
+        raise FxadTypeError(f"a PRNG seed must be a scalar integer, got {seed!r}")
     return ops.random_seed(np.asarray(seed))
 
 
