@@ -139,7 +139,8 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
             r = ops.mul(cum[-1], ops.sub(1, uniform(key, shape, dt)))
             ind = ops.convert_element_type(fnp.searchsorted(cum, r), np.int64)
         else:
-            g = ops.add(gumbel(key, (n_inputs,), dt, mode=mode), ops.log(p))
+            with np.errstate(divide="ignore"):  # p = 0 gives log p = -inf: never chosen
+                g = ops.add(gumbel(key, (n_inputs,), dt, mode=mode), ops.log(p))
             ind = ops.convert_element_type(_top_k_indices(g, n_draws), np.int64)
         result = ind if scalar else fnp.take(a, ind, axis)
     out_shape = shape if scalar else \
