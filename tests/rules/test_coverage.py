@@ -12,6 +12,7 @@ from fxad.test_util import check_grads
 
 from . import (test_calls, test_dot, test_elementwise, test_numpy_extra, test_numpy_more,
                test_reductions, test_special, test_structural, test_linalg)
+from . import test_random_rules
 from .common import primitives_used
 
 # Checked exactly elsewhere (finite differences cannot see them) or only as transposes.
@@ -21,7 +22,9 @@ COVERED_ELSEWHERE = {"stop_gradient": "test_elementwise.test_stop_gradient_is_ze
                      "cond": "tests/test_control_flow.py", "scan": "tests/test_control_flow.py",
                      "while_loop": "tests/test_control_flow.py",
                      # the linear half of custom_vjp_call's JVP: every custom_vjp row runs it
-                     "custom_lin": "test_calls (custom_vjp_call, checkpoint rows)"}
+                     "custom_lin": "test_calls (custom_vjp_call, checkpoint rows)",
+                     # implicit derivative, not the sampler's at a fixed key (no FD):
+                     "random_gamma": "tests/random/test_gradients.py (mpmath, SciPy, bias)"}
 
 
 def test_every_primitive_has_every_rule():
@@ -35,7 +38,7 @@ def test_every_primitive_has_every_rule():
 def test_every_primitive_has_a_table_row():
     used = set()
     for mod in (test_elementwise, test_reductions, test_structural, test_dot, test_special,
-                test_numpy_extra, test_numpy_more, test_linalg, test_calls):
+                test_numpy_extra, test_numpy_more, test_linalg, test_calls, test_random_rules):
         for _, fn, shapes in mod.TABLE:
             used |= primitives_used(fn, shapes)
     missing = set(all_primitives()) - used - set(COVERED_ELSEWHERE)
