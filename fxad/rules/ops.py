@@ -23,7 +23,8 @@ from .bitwise import (  # noqa: F401  (not yet in fxad.lax: see notes/11_random.
     shift_right_logical)
 from .random_bits import (  # noqa: F401  (fxad.random's key primitives; not in fxad.lax)
     random_bits, random_fold_in, random_seed, random_split, threefry2x32)
-from .random_gamma import random_gamma, random_gamma_grad  # noqa: F401
+from .random_gamma import random_gamma  # noqa: F401
+from .random_gamma_grad import random_gamma_grad  # noqa: F401
 from .random_counts import random_binomial, random_poisson  # noqa: F401
 from .elementwise import mul_p  # noqa: F401  (for rules that stage equations directly)
 from .structural import reshape_p  # noqa: F401

@@ -6,35 +6,21 @@ own key (split of the call's key), and each try splits it again, so a sample dep
 key and its alpha only, eagerly, under jit and under vmap alike. Vectorized: a loop over
 tries, each one hashing only the elements still rejected.
 
-Its derivative in alpha is the implicit one (Figurnov et al., "Implicit reparameterization
-gradients", NeurIPS 2018): the sample x solves F(x; a) = u for the gamma CDF F, so
-dx/da = -(dF/da) / (dF/dx) at fixed u. `random_gamma_grad(a, x)` computes it from the series
-(x < a + 1) or the continued fraction (otherwise) of the regularized incomplete gamma
-function, differentiated in a by a complex step (exact to rounding: no subtraction), with
-dF/dx = x^(a-1) e^(-x) / Gamma(a) cancelled analytically, so nothing overflows:
-
-  series            P = x^a e^-x S / Gamma(a),  S = sum_n x^n / (a (a+1) ... (a+n))
-                    dx/da = -x (S (log x - digamma(a)) + dS/da)
-  continued frac.   Q = x^a e^-x C / Gamma(a),  C = 1/(x+1-a- 1(1-a)/(x+3-a- 2(2-a)/...))
-                    dx/da =  x (C (log x - digamma(a)) + dC/da)
-
-Its own derivative in x is closed-form (below); in a it would need d2F/da2, which is not
-implemented: second derivatives of gamma samples in alpha raise a clear error.
+Its derivative in alpha is the implicit one: `random_gamma_grad(a, x)`, the derivative of the
+quantile at a fixed CDF value (fxad/rules/random_gamma_grad.py), differentiable to any order.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import scipy.special as sc
 
 from ..core import Primitive, ShapedArray, get_aval, is_float
-from ..errors import FxadTypeError, FxadValueError, RuleNotImplementedError
+from ..errors import FxadValueError
 from ..interpreters.jvp import Zero
-from .elementwise import elementwise
 from .helpers import broadcast_batched
 from .random_bits import check_keys, normal_np, split_np, uniform_np
-from .special import polygamma
+from .random_gamma_grad import random_gamma_grad
 from . import ops
 
 
@@ -119,106 +105,4 @@ def random_gamma(keys, a, log_space=False):
     return random_gamma_p.bind(keys, a, log_space=bool(log_space))
 
 
-# --- dx/da of a gamma sample: the implicit reparameterization ----------------------------------
-
-_H = 1e-20  # the complex step: f(a + ih) = f(a) + ih f'(a) + O(h^2), no cancellation
-_EPS = np.finfo(np.float64).eps
-_TINY = 1e-300
-
-
-def _series(a, x):
-    """S and dS/da (see the module docstring), for x < a + 1: terms x^n / (a)_(n+1)."""
-    ac = a + 1j * _H
-    t = 1 / ac
-    s = t.copy()
-    out_s, out_d = np.empty_like(a), np.empty_like(a)
-    idx = np.arange(len(a))
-    n = 0
-    while len(idx):
-        n += 1
-        t = t * (x / (ac + n))
-        s = s + t
-        done = (np.abs(t.real) <= _EPS * np.abs(s.real)) & \
-            (np.abs(t.imag) <= _EPS * np.abs(s.imag))
-        if done.any() or n > 100000:
-            done |= n > 100000
-            out_s[idx[done]], out_d[idx[done]] = s.real[done], s.imag[done] / _H
-            keep = ~done
-            idx, t, s, ac, x = idx[keep], t[keep], s[keep], ac[keep], x[keep]
-    return out_s, out_d
-
-
-def _continued_fraction(a, x):
-    """C and dC/da, for x >= a + 1, by the modified Lentz method (Numerical Recipes' gcf)."""
-    ac = a + 1j * _H
-    b = x + 1 - ac
-    c = np.full(a.shape, 1 / _TINY, complex)
-    d = 1 / b
-    h = d.copy()
-    out_c, out_d = np.empty_like(a), np.empty_like(a)
-    idx = np.arange(len(a))
-    i = 0
-    while len(idx):
-        i += 1
-        an = -i * (i - ac)
-        b = b + 2
-        d = an * d + b
-        d = np.where(np.abs(d) < _TINY, _TINY, d)
-        c = b + an / c
-        c = np.where(np.abs(c) < _TINY, _TINY, c)
-        d = 1 / d
-        step = d * c
-        h = h * step
-        done = (np.abs(step.real - 1) <= _EPS) & (np.abs(step.imag) <= _EPS * _H)
-        if done.any() or i > 100000:
-            done |= i > 100000
-            out_c[idx[done]], out_d[idx[done]] = h.real[done], h.imag[done] / _H
-            keep = ~done
-            idx, b, c, d, h, ac, x = (idx[keep], b[keep], c[keep], d[keep], h[keep], ac[keep],
-                                      x[keep])
-    return out_c, out_d
-
-
-def gamma_grad_np(a, x):
-    """dx/da at fixed CDF value for gamma samples x with shape a (broadcast), in float64,
-    returned in the operands' float dtype. x = 0 gives 0; invalid a or x give NaN."""
-    dtype = np.result_type(a, x)
-    a64, x64 = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
-    shape = a64.shape
-    a64, x64 = a64.ravel(), x64.ravel()
-    out = np.where(x64 == 0, 0.0, np.nan)
-    ok = (x64 > 0) & (a64 > 0) & np.isfinite(x64) & np.isfinite(a64)
-    use_series = ok & (x64 < a64 + 1)
-    use_cf = ok & ~use_series
-    for mask, method, sign in ((use_series, _series, -1.0), (use_cf, _continued_fraction, 1.0)):
-        if mask.any():
-            am, xm = a64[mask], x64[mask]
-            f, df = method(am, xm)
-            out[mask] = sign * xm * (f * (np.log(xm) - sc.digamma(am)) + df)
-    return out.reshape(shape).astype(dtype if dtype.kind == "f" else np.float64, copy=False)
-
-
-random_gamma_grad_p = elementwise("random_gamma_grad", gamma_grad_np)
-def _gamma_grad_jvp(primals, tangents):
-    (a, x), (ta, tx) = primals, tangents
-    g = random_gamma_grad(a, x)
-    if type(ta) is not Zero:
-        raise RuleNotImplementedError(
-            "the derivative of random_gamma_grad in alpha (a second derivative of a gamma "
-            "sample in its shape parameter) is not implemented; first derivatives of gamma, "
-            "beta, dirichlet and t samples work, and derivatives in other inputs to any order")
-    if type(tx) is Zero:
-        return g, Zero.like(g)
-    # dg/dx = -(log x - digamma(a)) - g ((a - 1)/x - 1), from g = -(dF/da)/(dF/dx).
-    dgdx = ops.neg(ops.add(ops.sub(ops.log(x), polygamma(a, 0)),
-                           ops.mul(g, ops.sub(ops.div(ops.sub(a, 1.0), x), 1.0))))
-    return g, ops.mul(tx, dgdx)
-random_gamma_grad_p.def_jvp(_gamma_grad_jvp)
-def random_gamma_grad(a, x):
-    for v in (a, x):
-        if get_aval(v).dtype.kind not in "fiu":
-            raise FxadTypeError(f"random_gamma_grad takes real values, got {get_aval(v)}")
-    return random_gamma_grad_p.bind(a, x)
-
-
-__all__ = ["random_gamma", "random_gamma_grad"]
+__all__ = ["random_gamma"]

@@ -19,7 +19,6 @@ import fxad
 import fxad.numpy as fnp
 from fxad import random as fr
 from fxad.rules import ops
-from fxad.errors import RuleNotImplementedError
 from fxad.test_util import check_grads
 
 K = fr.PRNGKey(7)
@@ -157,15 +156,56 @@ def test_implicit_gradients_are_unbiased():
     _mean_within(fxad.grad(lambda v: fnp.sum(fr.f(k, 3.0, v)))(np.full(N, 9.0)), -2 / 49)
 
 
-def test_gamma_gradient_in_every_mode_and_the_second_order_limit():
+def test_gamma_gradient_in_every_mode():
     a = np.array([0.5, 2.0, 7.0])
     g = fxad.grad(lambda a: fnp.sum(fr.gamma(K, a)))(a)
     _, t = fxad.jvp(lambda a: fr.gamma(K, a), (a,), (np.ones(3),))
     np.testing.assert_array_equal(t, g)
     np.testing.assert_array_equal(fxad.jit(fxad.grad(lambda a: fnp.sum(fr.gamma(K, a))))(a), g)
     np.testing.assert_array_equal(fxad.jacrev(lambda a: fr.gamma(K, a))(a), np.diag(g))
-    with pytest.raises(RuleNotImplementedError, match="second derivative"):
-        fxad.hessian(lambda a: fnp.sum(fr.gamma(K, a)))(a)
-    # derivatives of gamma_grad in x exist to any order (closed form)
-    check_grads(lambda x: ops.random_gamma_grad(2.5, x), (np.array([0.3, 2.0, 9.0]),), order=2,
-                modes=("fwd", "rev"))
+
+
+def test_gamma_grad_derivative_in_alpha_matches_mpmath():
+    """d/da of dx/da at fixed x (random_gamma_grad of order 1), against 40-digit mpmath."""
+    a = np.array([0.05, 0.5, 2.7, 30.0, 0.05, 2.7])
+    x = sc.gammaincinv(a, np.array([0.02, 0.4, 0.97, 0.6, 0.9, 0.01]))
+    with mp.workdps(40):
+        want = [float(mp.diff(lambda s: mp.mpf(_reference_dx_da_mp(s, mp.mpf(xi))), mp.mpf(ai)))
+                for ai, xi in zip(a, x)]
+    np.testing.assert_allclose(ops.random_gamma_grad(a, x, 1), want, rtol=1e-11)
+
+
+def _reference_dx_da_mp(a, x):
+    dp_da = mp.diff(lambda s: mp.gammainc(s, 0, x, regularized=True), a)
+    return -dp_da / mp.exp((a - 1) * mp.log(x) - x - mp.loggamma(a))
+
+
+@pytest.mark.parametrize("a0", [0.3, 4.0, 60.0])
+def test_gamma_second_derivative_is_the_quantiles(a0):
+    """d2x/da2 at each sample (hessian of the sample) equals the second difference of SciPy's
+    inverse CDF at the sample's CDF value."""
+    a = np.full(50, a0)
+    x = fr.gamma(K, a)
+    h2 = fxad.jacfwd(fxad.grad(lambda a: fnp.sum(fr.gamma(K, a))))(a)
+    assert np.array_equal(h2, np.diag(np.diag(h2)))
+    u, h = sc.gammainc(a0, x), 1e-4 * a0
+    fd = (sc.gammaincinv(a0 + h, u) - 2 * x + sc.gammaincinv(a0 - h, u)) / h ** 2
+    ok = (u > 1e-8) & (u < 1 - 1e-8)
+    np.testing.assert_allclose(np.diag(h2)[ok], fd[ok], rtol=1e-4, atol=1e-6)
+    assert np.array_equal(fxad.hessian(lambda a: fnp.sum(fr.gamma(K, a)))(a), h2)
+
+
+def test_gamma_grad_has_derivatives_of_every_order():
+    """random_gamma_grad in both arguments, to second order in both modes, and the third
+    derivative of a sample in alpha: the quantile's, by differences of SciPy's inverse CDF at
+    the sample's CDF value (differences of the sampler at a fixed key would follow its
+    rejection transform instead)."""
+    check_grads(lambda a, x: ops.random_gamma_grad(a, x), (np.array([0.7, 2.5, 9.0]),
+                                                           np.array([0.3, 2.0, 12.0])),
+                order=2, modes=("fwd", "rev"))
+    f = lambda a: fr.gamma(K, a)
+    third = fxad.grad(fxad.grad(fxad.grad(f)))(2.5)
+    u, h = sc.gammainc(2.5, f(2.5)), 2e-3
+    q = [sc.gammaincinv(2.5 + j * h, u) for j in (-2, -1, 1, 2)]
+    fd = (q[3] - 2 * q[2] + 2 * q[1] - q[0]) / (2 * h ** 3)
+    np.testing.assert_allclose(third, fd, rtol=1e-4)

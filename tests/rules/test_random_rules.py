@@ -60,7 +60,6 @@ ROWS = [  # (name, fn, element strategy)
     ("bitcast_convert_type", lambda x: as_float(ops.bitcast_convert_type(
         _words(x)[0], np.int32) // 2 + 2 ** 30, x), floats(-2, 2)),
     ("nextafter", lambda x: ops.nextafter(x, 10.0), floats(-2, 2)),
-    ("random_gamma_grad", lambda x: ops.random_gamma_grad(2.5, x), floats(0.2, 5)),
     ("random_poisson", lambda x: lax.mul(x, lax.convert_element_type(
         fr.poisson(key_of(x), 4.0, fnp.shape(x)), np.float64)), floats(-2, 2)),
     ("random_binomial", lambda x: lax.mul(x, fr.binomial(key_of(x), 10.0, 0.3, fnp.shape(x))),
@@ -68,8 +67,13 @@ ROWS = [  # (name, fn, element strategy)
 ]
 TERNARY = [("fma", ops.fma, [(3,), (3,), (3,)]), ("fma", ops.fma, [(2, 3), (3,), ()]),
            ("fma", ops.fma, [(), (), ()])]
+# dx/da of gamma samples (alpha, x), and its derivatives of order 1 and 2 in alpha
+GAMMA_GRAD = [("random_gamma_grad", lambda a, x: ops.random_gamma_grad(a, x), [(3,), (3,)]),
+              ("random_gamma_grad", lambda a, x: ops.random_gamma_grad(a, x), [(2, 3), ()]),
+              ("random_gamma_grad", lambda a, x: ops.random_gamma_grad(a, x, 1), [(3,), (3,)]),
+              ("random_gamma_grad", lambda a, x: ops.random_gamma_grad(a, x, 2), [(), ()])]
 
-TABLE = [(n, f, [s]) for n, f, _ in ROWS for s in SHAPES] + TERNARY
+TABLE = [(n, f, [s]) for n, f, _ in ROWS for s in SHAPES] + TERNARY + GAMMA_GRAD
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -81,6 +85,11 @@ def test_row(name, fn, elements, shape):
 @pytest.mark.parametrize("name, fn, shapes", TERNARY, ids=[str(t[2]) for t in TERNARY])
 def test_fma_row(name, fn, shapes):
     run_row(fn, shapes, floats(-2, 2))
+
+
+@pytest.mark.parametrize("name, fn, shapes", GAMMA_GRAD, ids=[str(t[2]) for t in GAMMA_GRAD])
+def test_gamma_grad_row(name, fn, shapes):
+    run_row(fn, shapes, floats(0.5, 6))
 
 
 @pytest.mark.parametrize("name, fn, shapes", TABLE, ids=[f"{t[0]}-{t[2]}" for t in TABLE])
