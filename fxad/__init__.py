@@ -9,7 +9,7 @@ from .api import (  # noqa: F401
 from .core import ShapedArray, Tracer  # noqa: F401
 from .jit import jit  # noqa: F401
 from .custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: F401
-from . import errors, nn, scipy  # noqa: F401
+from . import errors, nn, random, scipy  # noqa: F401
 from .debug import config, debug_nans  # noqa: F401
 
 __version__ = "0.1.0"

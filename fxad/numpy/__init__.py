@@ -28,3 +28,9 @@ from .creation import (  # noqa: F401
     identity, linspace, logspace, ones, ones_like, result_type, zeros, zeros_like)
 from . import methods as _methods  # noqa: F401  (operators and NumPy protocols on Tracer)
 from . import fft, linalg  # noqa: F401
+
+# NumPy dispatch (fxad/numpy/methods.py) finds fxad's counterparts of NumPy functions here.
+import sys as _sys  # noqa: E402
+
+_methods.register_counterparts(**{"numpy": _sys.modules[__name__], "numpy.linalg": linalg,
+                                  "numpy.fft": fft})
