@@ -140,3 +140,5 @@ from .nn_activations import (  # noqa: E402,F401
 from .nn_activations import relu  # noqa: E402,F401,F811  (replaces relu above: see its docstring)
 from .nn_attention import dot_product_attention  # noqa: E402,F401
 from .nn_pooling import avg_pool, max_pool, min_pool, pool  # noqa: E402,F401
+from . import nn_initializers as initializers  # noqa: E402,F401  (fxad.nn.initializers)
+from .nn_dropout import dropout  # noqa: E402,F401

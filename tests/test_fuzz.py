@@ -15,6 +15,7 @@ from fxad import lax
 from fxad.ir import intern
 
 from . import fuzz
+from .fuzz import registry
 
 N_CI = 200  # ~30-40 s on a 2-core machine
 
@@ -168,8 +169,11 @@ def corrupted(prim, kind):
 
 
 def _first_failure(n=60):
+    """The first failure on programs of the pinned makers only: a new family of makers must
+    not change which program fails first (and so what the report shows)."""
+    pinned = {fn for fn, _ in registry.MAKERS if fn.__name__ in registry.PINNED}
     with pytest.raises(fuzz.FuzzFailure) as info:
-        fuzz.run_fuzz(n, skip_known=True)
+        fuzz.run_fuzz(n, skip_known=True, makers=pinned)
     return info.value
 
 

@@ -53,3 +53,9 @@ from .more import accept_sequences as _seq  # noqa: E402
     cumprod, median, average, ptp, nansum, nanmean, nanmax, nanmin, nanstd, nanvar, nanprod,
     quantile, percentile, count_nonzero))
 from . import fft, linalg  # noqa: F401,E402
+
+# NumPy dispatch (fxad/numpy/methods.py) finds fxad's counterparts of NumPy functions here.
+import sys as _sys  # noqa: E402
+
+_methods.register_counterparts(**{"numpy": _sys.modules[__name__], "numpy.linalg": linalg,
+                                  "numpy.fft": fft})

@@ -109,11 +109,19 @@ Tracer.fill = _in_place("fill", "np.full_like(x, value)")
 _DOC = "see notes/06_numpy_dispatch.md for what NumPy dispatch covers"
 
 
+_COUNTERPARTS = {}  # NumPy module name -> fxad's namespace; filled by fxad/numpy/__init__.py
+
+
+def register_counterparts(**namespaces):
+    """fxad.numpy registers itself (and linalg, fft) once its names exist: this module is
+    imported by it, so it cannot import it back."""
+    _COUNTERPARTS.update(namespaces)
+
+
 def _counterpart_module(module_name):
     """fxad's module for a NumPy module, by the function's own module: np.linalg.trace must
     not be taken for np.trace (same name, different axes)."""
-    from .. import numpy as fnp
-    return {"numpy": fnp, "numpy.linalg": fnp.linalg, "numpy.fft": fnp.fft}.get(module_name)
+    return _COUNTERPARTS.get(module_name)
 
 
 _ufunc_targets = {}  # ufunc -> (fxad function or None, its public name): found once per ufunc

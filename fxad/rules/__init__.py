@@ -6,3 +6,4 @@ from . import (  # noqa: F401
     elementwise, fft, indexing, linalg_decomp, linalg_more, linalg_solve, reductions, remat,
     scan, signal_conv, special, special_hyper, special_incomplete, special_more, stats_misc,
     structural, while_loop, windowed)
+from . import bitwise, random_bits, random_counts, random_gamma, random_gamma_grad  # noqa: F401,E402

@@ -21,6 +21,14 @@ from .cumulative import (  # noqa: F401
 from .convolve import convolve  # noqa: F401
 from .dynamic import dynamic_slice, dynamic_update_slice  # noqa: F401
 from .conv import conv_general_dilated  # noqa: F401  (normalized form; fxad.lax has the public one)
+from .bitwise import (  # noqa: F401  (not yet in fxad.lax: see notes/11_random.md)
+    bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, fma, nextafter, shift_left,
+    shift_right_logical)
+from .random_bits import (  # noqa: F401  (fxad.random's key primitives; not in fxad.lax)
+    random_bits, random_fold_in, random_seed, random_split, threefry2x32)
+from .random_gamma import random_gamma  # noqa: F401
+from .random_gamma_grad import random_gamma_grad  # noqa: F401
+from .random_counts import random_binomial, random_poisson  # noqa: F401
 from .elementwise import mul_p  # noqa: F401  (for rules that stage equations directly)
 from .structural import reshape_p  # noqa: F401
 

@@ -33,13 +33,14 @@ def fuzz_settings(n, seed=None):
 
 
 def run_fuzz(n, seed=None, props=None, max_ops=12, on_program=None, collect=False,
-             skip_known=False):
+             skip_known=False, makers=None):
     """Run n programs. collect=False: raise the first FuzzFailure (hypothesis shows it);
-    collect=True: return the list of FuzzFailures and keep going."""
+    collect=True: return the list of FuzzFailures and keep going. makers: only these
+    maker functions (default: every registered one)."""
     failures = []
 
     @fuzz_settings(n, seed)
-    @given(programs(max_ops=max_ops))
+    @given(programs(max_ops=max_ops, makers=makers))
     def fuzz(p):
         try:
             check_program(p, props, skip_known=skip_known)

@@ -31,7 +31,9 @@ COVERED_ELSEWHERE = {"stop_gradient": "test_elementwise.test_stop_gradient_is_ze
                      "custom_lin": "test_calls (custom_vjp_call, checkpoint rows)",
                      # opaque: no derivative of its own; tests/api/test_callback.py checks
                      # it, and differentiated through custom rules, in every mode
-                     "pure_callback": "tests/api/test_callback.py"}
+                     "pure_callback": "tests/api/test_callback.py",
+                     # implicit derivative, not the sampler's at a fixed key (no FD):
+                     "random_gamma": "tests/random/test_gradients.py (mpmath, SciPy, bias)"}
 
 
 def _defines_table(path):
