@@ -9,6 +9,14 @@ from ..errors import FxadValueError
 from ..rules.helpers import shape_of
 from .reductions import normalize_axes
 
+# The options fxad.numpy/more.py implements (JAX's size=, the computed pad modes, take's
+# modes): it registers them here on import, as it builds on this module.
+_EXTENDED = {}
+
+
+def register_extended(**functions):
+    _EXTENDED.update(functions)
+
 
 def shape(a):
     return tuple(shape_of(a))
@@ -142,8 +150,7 @@ def nonzero(a, *, size=None, fill_value=None):
     """With `size` (JAX's): that many indices per dimension, padded with fill_value (0):
     a static shape, so it stages under jit and vmap."""
     if size is not None:
-        from .more import nonzero_sized
-        return nonzero_sized(a, size, fill_value)
+        return _EXTENDED["nonzero_sized"](a, size, fill_value)
     return np.nonzero(_concrete(a, "nonzero (its output shape depends on the values)"))
 
 
@@ -229,8 +236,7 @@ def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even
     are gathers whose indices NumPy's own pad computes from an arange (so they match it);
     linear_ramp, maximum, minimum, mean and median are in fxad/numpy/more.py."""
     if mode in ("linear_ramp", "maximum", "minimum", "mean", "median"):
-        from .more import pad_computed
-        return pad_computed(array, pad_width, mode, stat_length, end_values)
+        return _EXTENDED["pad_computed"](array, pad_width, mode, stat_length, end_values)
     if mode not in _PAD_MODES:
         raise FxadValueError(f"fxad.numpy.pad supports modes {', '.join(_PAD_MODES)}, "
                              f"not {mode!r}")
@@ -303,8 +309,7 @@ def take(a, indices, axis=None, out=None, mode=None, *, unique_indices=False,
     if out is not None:
         raise FxadValueError("take: out= must be None; fxad returns new arrays")
     if mode not in (None, "raise", "promise_in_bounds"):
-        from .more import take_with_mode
-        return take_with_mode(a, indices, axis, mode, fill_value)
+        return _EXTENDED["take_with_mode"](a, indices, axis, mode, fill_value)
     if axis is None:
         return getitem(ravel(a), indices)
     return getitem(a, (slice(None),) * (axis % ndim(a)) + (indices,))
@@ -491,15 +496,13 @@ def _concrete(a, what):
 
 def flatnonzero(a, *, size=None, fill_value=None):
     if size is not None:
-        from .more import nonzero_sized
-        return nonzero_sized(ravel(a), size, fill_value)[0]
+        return _EXTENDED["nonzero_sized"](ravel(a), size, fill_value)[0]
     return np.flatnonzero(_concrete(a, "flatnonzero (its output shape depends on the values)"))
 
 
 def argwhere(a, *, size=None, fill_value=None):
     if size is not None:
-        from .more import nonzero_sized
-        return stack(nonzero_sized(a, size, fill_value), -1) if ndim(a) else \
+        return stack(_EXTENDED["nonzero_sized"](a, size, fill_value), -1) if ndim(a) else \
             np.zeros((min(size, 1), 0), np.intp)
     return np.argwhere(_concrete(a, "argwhere (its output shape depends on the values)"))
 
@@ -510,8 +513,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     carry derivatives); the indices and counts are plain integers. With `size` (JAX's):
     exactly that many values, padded with fill_value (the smallest value), staged."""
     if size is not None:
-        from .more import unique_sized
-        return unique_sized(ar, size, fill_value, return_index, return_inverse,
+        return _EXTENDED["unique_sized"](ar, size, fill_value, return_index, return_inverse,
                             return_counts, equal_nan)
     if axis is not None:
         raise FxadValueError("fxad's unique supports axis=None only")

@@ -406,3 +406,9 @@ def accept_sequences(f):
             a = asarray(a)
         return f(a, *args, **kwargs)
     return g
+
+
+from . import manipulation as _manipulation  # noqa: E402
+
+_manipulation.register_extended(nonzero_sized=nonzero_sized, pad_computed=pad_computed,
+                                take_with_mode=take_with_mode, unique_sized=unique_sized)

@@ -14,7 +14,7 @@ RNG = np.random.default_rng(2024)
 W = np.array([[True, False, True, True], [True, True, False, True], [False, True, True, True]])
 
 # (name, fxad function, NumPy function, input shapes, derivative order (0: none))
-TABLE = [
+KWARGS_TABLE = [
     ("sum-axis-keepdims", lambda x: fnp.sum(x, axis=1, keepdims=True, out=None),
      lambda x: np.sum(x, axis=1, keepdims=True, out=None), [(3, 4)], 2),
     ("sum-where-initial", lambda x: fnp.sum(x, axis=0, where=W, initial=1.0),
@@ -186,7 +186,7 @@ def _args(shapes):
     return tuple(RNG.uniform(-1.5, 1.5, s) for s in shapes)
 
 
-@pytest.mark.parametrize("name,f,np_f,shapes,order", TABLE, ids=[r[0] for r in TABLE])
+@pytest.mark.parametrize("name,f,np_f,shapes,order", KWARGS_TABLE, ids=[r[0] for r in KWARGS_TABLE])
 def test_values_against_numpy_and_derivatives(name, f, np_f, shapes, order):
     args = _args(shapes)
     got, want = f(*args), np_f(*args)
