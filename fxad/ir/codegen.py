@@ -196,12 +196,18 @@ def _expr(e, args, ctx):
     return f"{fn}({', '.join(args)})"
 
 
-def compiled_for(closed, boundary=False):
+def compiled_for(closed, boundary=False, backend="numpy"):
     """The compiled, simplified program of a closed jaxpr, built once and kept on it
-    (`boundary`: see compile_jaxpr)."""
-    key = ("compiled", boundary)
+    (`boundary`: see compile_jaxpr). `backend` "numba" compiles it to native code
+    (fxad/ir/numba_backend); callers check that Numba is available."""
+    key = ("compiled", boundary, backend)
     c = closed.cache.get(key)
     if c is None:
         from .simplify import simplify
-        c = closed.cache[key] = compile_jaxpr(simplify(closed), boundary=boundary)
+        if backend == "numba":
+            from .numba_backend import compile_program
+            c = compile_program(simplify(closed), boundary)
+        else:
+            c = compile_jaxpr(simplify(closed), boundary=boundary)
+        closed.cache[key] = c
     return c
