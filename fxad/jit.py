@@ -66,7 +66,8 @@ def resolve_backend(backend):
     return backend
 
 
-set_default_backend(os.environ.get("FXAD_JIT_BACKEND", "numpy") or "numpy")
+_default["backend"] = check_backend(os.environ.get("FXAD_JIT_BACKEND") or "numpy",
+                                    "the environment variable FXAD_JIT_BACKEND")
 
 
 # --- the user-facing decorator ----------------------------------------------------------------

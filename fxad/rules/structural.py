@@ -46,9 +46,13 @@ def reshape(x, new_shape):
 transpose_p = Primitive("transpose", memory="views")
 transpose_p.def_impl(lambda x, perm: np.transpose(x, perm))
 transpose_p.def_lowering(lambda ctx, args, perm: f"_np.transpose({args[0]}, {perm!r})")
-transpose_p.def_lowering(lambda ctx, args, perm: f"{args[0]}.T" if perm == (1, 0) else
-                         f"{args[0]}.transpose({', '.join(map(str, perm))})",
-                         backend="numba")  # (not np.transpose(x, tuple): seconds to compile)
+def _transpose_numba(ctx, args, perm):  # a view; Numba's own transpose(axes) takes seconds
+    x, shape = args[0], ctx.in_avals[0].shape  # to compile, as_strided a fraction of one
+    if perm == (1, 0):
+        return f"{x}.T"
+    strides = ", ".join(f"{x}.strides[{p}]" for p in perm)
+    return f"_np.lib.stride_tricks.as_strided({x}, {tuple(shape[p] for p in perm)!r}, ({strides},))"
+transpose_p.def_lowering(_transpose_numba, backend="numba")
 transpose_p.def_simplify("forward", lambda e, known: e.invars[0] if e.params["perm"] == tuple(
     range(len(e.params["perm"]))) else None)
 transpose_p.def_abstract_eval(

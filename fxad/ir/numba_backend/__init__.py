@@ -40,6 +40,16 @@ def available():
 
 
 def compile_program(closed, boundary):
-    """The NumbaCompiled program of a simplified closed jaxpr (see program.py)."""
+    """The NumbaCompiled program of a simplified closed jaxpr (see program.py). Should
+    generating it fail (a bug), the program runs on the NumPy backend, with a warning."""
     from .program import compile_program as compile_
-    return compile_(closed, boundary)
+    try:
+        return compile_(closed, boundary)
+    except Exception as e:  # noqa: BLE001 - never a failure: the NumPy backend computes it
+        import warnings
+        from ...errors import CompilationWarning
+        from ..codegen import compile_jaxpr
+        warnings.warn(f"fxad: the numba backend could not generate code for this program "
+                      f"({type(e).__name__}: {str(e).strip()[:300]}); it runs on the NumPy "
+                      "backend. Please report this.", CompilationWarning, stacklevel=4)
+        return compile_jaxpr(closed, boundary=boundary)

@@ -8,7 +8,8 @@ process that stages the same program finds the file and loads the machine code i
 compiling. The cache directory is `$FXAD_CACHE_DIR/numba`, else `$XDG_CACHE_HOME/fxad/numba`
 (`~/.cache/fxad/numba`); at most `MAX_FILES` programs are kept (oldest dropped first).
 
-In memory, loaded modules are kept by the same hash (a bounded cache), and each segment is
+Loaded modules are registered in sys.modules (Numba looks them up by name when it loads
+machine code), and each segment is
 first called through `Pending`, which times its compilation (or cache load), records it on
 the program's `report`, and then puts the Numba dispatcher itself in its place.
 """
@@ -29,7 +30,7 @@ from ...errors import CompilationWarning
 MAX_FILES = 2048
 log_compiles = [False]  # fxad.config.log_compiles: print each compilation to stderr
 
-_modules = BoundedCache(256)  # source hash -> loaded module
+_modules = BoundedCache(256)  # source hash -> loaded module (a shortcut to sys.modules)
 _dir_lock = threading.Lock()
 _dir = [None]
 
@@ -91,9 +92,14 @@ def load_module(source):
         with open(tmp, "w") as f:
             f.write(source)
         os.replace(tmp, path)  # atomic: a reader never sees half a file
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = sys.modules.get(name)
+    if mod is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        # Numba's cache finds a function's module by name when it loads machine code, so the
+        # module is registered like an imported one (and, like one, stays loaded).
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
     _modules[key] = mod
     return mod
 

@@ -175,42 +175,83 @@ def _array_rule(block, e, rule):
 
 
 def emit_eqns(block, eqns, outs):
-    """Emit equations (each compiles: see probe_eqn); `outs` are read after them."""
-    items, pos, groups = [], {}, {}
+    """Emit equations (each compiles: see probe_eqn); `outs` are read after them. An
+    elementwise equation joins a recent group of its shape unless that would make the group
+    depend on itself (through another item); items are emitted in dependency order."""
+    items, deps, producer, groups = [], [], {}, {}
+
+    def depends(a, b):  # does item a (transitively) read what item b makes?
+        seen, todo = set(), [a]
+        while todo:
+            i = todo.pop()
+            if i == b:
+                return True
+            if i not in seen:
+                seen.add(i)
+                todo.extend(deps[i])
+        return False
+
     for e in eqns:
         rule = e.primitive.lowerings.get("numba")
+        ins = [v for v in e.invars if type(v) is not Literal]
+        target = None
         if is_fusible(rule):
-            shape = e.outvars[0].aval.shape
-            ins = [v for v in e.invars if type(v) is not Literal]
-            target = None
-            for g in reversed(groups.get(shape, [])[-_RECENT_GROUPS:]):
-                if all(v in g.node_of or pos.get(v, -1) < g.pos for v in ins):
-                    try:
-                        g.add(e, rule)
-                    except Unsupported:
-                        continue
-                    target = g
-                    break
+            for gi in reversed(groups.get(e.outvars[0].aval.shape, [])[-_RECENT_GROUPS:]):
+                g = items[gi]
+                if any(v not in g.node_of and v in producer and depends(producer[v], gi)
+                       for v in ins):
+                    continue
+                try:
+                    g.add(e, rule)
+                except Unsupported:
+                    continue
+                target = gi
+                break
             if target is None:
-                target = Group(shape, len(items), block.seg.fuser)
-                target.add(e, rule)
-                items.append(target)
-                groups.setdefault(shape, []).append(target)
-            pos[e.outvars[0]] = target.pos
-        else:
-            for v in e.outvars:
-                pos[v] = len(items)
-            items.append(e)
+                g = Group(e.outvars[0].aval.shape, len(items), block.seg.fuser)
+                g.add(e, rule)
+                groups.setdefault(g.shape, []).append(len(items))
+        if target is None:
+            target = len(items)
+            items.append(g if is_fusible(rule) else e)
+            deps.append(set())
+        deps[target].update(producer[v] for v in ins if v in producer and
+                            producer[v] != target)
+        for v in e.outvars:
+            producer[v] = target
     # A group stores (materializes) what other items or the block's readers read.
     needed = {v for v in outs if type(v) is not Literal}
     for it in items:
         reads = it.inputs if isinstance(it, Group) else it.invars
         needed.update(v for v in reads if type(v) is not Literal)
-    for it in items:
+    for i in _topological(deps):
+        it = items[i]
         if isinstance(it, Group):
             emit_group(block, it, [v for v in it.node_of if v in needed])
         else:
             _emit_array_eqn(block, it)
+
+
+def _topological(deps):
+    """Item indices, each after those it depends on, otherwise in order."""
+    import heapq
+    users = [[] for _ in deps]
+    waiting = [len(d) for d in deps]
+    for i, d in enumerate(deps):
+        for j in d:
+            users[j].append(i)
+    ready = [i for i, w in enumerate(waiting) if w == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for u in users[i]:
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready, u)
+    assert len(order) == len(deps), "fxad internal error: a cycle among fused groups"
+    return order
 
 
 def _emit_array_eqn(block, e):

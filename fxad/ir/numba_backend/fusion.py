@@ -52,9 +52,10 @@ class Group:
             out = rule(self.fuser, args, **e.params)
             if not isinstance(out, Node) or out.dtype != e.outvars[0].aval.dtype:
                 raise Unsupported(f"{e.primitive.name}: result {out!r}")
-            if out.kind == "in" or out in self.node_of.values():  # an alias: copy it
+            if out.kind == "in" and (out.value is not None or out.var.aval.shape !=
+                                     e.outvars[0].aval.shape):
                 out = self.fuser._node("inline", out.dtype, [out], template="{0}",
-                                       native=True)
+                                       native=True)  # not the same array: compute it
         except Unsupported:
             del self.fuser.nodes[mark:]
             for v in added:
@@ -69,10 +70,19 @@ class Group:
 
 def emit_group(block, g, store):
     """Emit group g. `store`: the vars of g read after it (arrays, or scalars for shape
-    ()), which get the names block.name(var)."""
+    ()), which get the names block.name(var). A var whose node is an outside variable, or
+    another stored var's node, is that variable (stop_gradient, a real part of a real)."""
     mat = {}  # node -> var stored
     for v in store:
-        mat.setdefault(g.node_of[v], []).append(v)
+        n = g.node_of[v]
+        if n.kind == "in":
+            block.env[v] = block.name(n.var)
+        elif n in mat:
+            block.env[v] = block.name(mat[n][0])
+        else:
+            mat[n] = [v]
+    if not mat:  # every value read later is an alias
+        return
     used = _live_nodes(g.nodes(), mat)
     nodes = [n for n in g.nodes() if n in used]
     if any(n.kind == "loop" for n in nodes):

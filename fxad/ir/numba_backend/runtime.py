@@ -160,37 +160,69 @@ def _as_scalar(x):
 
 
 @numba.njit(cache=True, nogil=True)
-def pairwise_sum(a, start, n, acc):
-    """acc + NumPy's pairwise sum of a[start:start + n] (numpy/_core/src/umath/
-    loops_utils.h: 8 accumulators up to 128 elements, halves beyond), in a's dtype."""
+def _pairwise_block(a, start, n):
+    """NumPy's pairwise sum of a run of n <= 128 (numpy/_core/src/umath/loops_utils.h):
+    in order below 8 elements, else 8 accumulators combined as a tree, then the rest."""
     if n < 8:
-        res = acc - acc  # a zero of acc's type
-        res = -res  # -0.0: adding it changes nothing, as NumPy's first-element start
+        res = -(a[start] - a[start])  # -0.0: adding it changes nothing (NumPy's start)
         for i in range(n):
             res += a[start + i]
-        return acc + res
+        return res
+    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+    i = 8
+    end = n - n % 8
+    while i < end:
+        j = start + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[start + i]
+        i += 1
+    return res
+
+
+@numba.njit(cache=True, nogil=True)
+def pairwise_sum(a, start, n, acc):
+    """acc + NumPy's pairwise sum of a[start:start + n]: runs of up to 128 by
+    _pairwise_block, longer ones split in two halves (a multiple of 8 on the left) and the
+    halves' sums added. Iterative (an explicit stack), not recursive: Numba's disk cache
+    cannot link a cached caller to a recursive function."""
     if n <= 128:
-        r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
-        r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
-        i = 8
-        end = n - n % 8
-        while i < end:
-            j = start + i
-            r0 += a[j]
-            r1 += a[j + 1]
-            r2 += a[j + 2]
-            r3 += a[j + 3]
-            r4 += a[j + 4]
-            r5 += a[j + 5]
-            r6 += a[j + 6]
-            r7 += a[j + 7]
-            i += 8
-        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            res += a[start + i]
-            i += 1
-        return acc + res
-    n2 = n // 2
-    n2 -= n2 % 8
-    return acc + (pairwise_sum(a, start, n2, acc - acc) + pairwise_sum(a, start + n2, n - n2,
-                                                                         acc - acc))
+        return acc + _pairwise_block(a, start, n)
+    fs = np.empty(130, np.int64)  # frames: start, length, stage; depth <= log2(n) + 1
+    fn = np.empty(130, np.int64)
+    stage = np.empty(130, np.int64)
+    res = np.empty(130, a.dtype)  # sums of finished left halves, in order
+    top, nres = 0, 0
+    fs[0], fn[0], stage[0] = start, n, 0
+    while top >= 0:
+        s0, m = fs[top], fn[top]
+        if m <= 128:
+            res[nres] = _pairwise_block(a, s0, m)
+            nres += 1
+            top -= 1
+            continue
+        m2 = m // 2
+        m2 -= m2 % 8
+        if stage[top] == 0:
+            stage[top] = 1
+            top += 1
+            fs[top], fn[top], stage[top] = s0, m2, 0
+        elif stage[top] == 1:
+            stage[top] = 2
+            top += 1
+            fs[top], fn[top], stage[top] = s0 + m2, m - m2, 0
+        else:
+            res[nres - 2] = res[nres - 2] + res[nres - 1]
+            nres -= 1
+            top -= 1
+    return acc + res[0]
