@@ -251,9 +251,11 @@ class _Jitted:
         fast = None if kwargs or self.static_argnums else _fast_key(args)
         if fast is not None:  # arrays, scalars, lists and tuples only: skip pytree flattening
             key, flat = fast
+            if backend != "numpy":
+                key = (backend, key)
             hit = self.fast.get(key)
-            if hit is not None and hit[2] == backend:
-                compiled, out_tree, _ = hit
+            if hit is not None:
+                compiled, out_tree = hit
                 return tree_unflatten(out_tree, [_writeable(o) for o in compiled(*flat)])
         (closed, out_tree), flat = self._prepare(args, kwargs)
         outs = jit_p.bind(*flat, jaxpr=closed, name=getattr(self.fun, "__name__", "jit"),
@@ -262,7 +264,7 @@ class _Jitted:
         # transformation's values (they are passed as extra leading arguments: not cached).
         compiled = closed.cache.get(("compiled", True, backend))
         if fast is not None and len(flat) == len(fast[1]) and compiled is not None:
-            self.fast[key] = (compiled, out_tree, backend)
+            self.fast[key] = (compiled, out_tree)
         return tree_unflatten(out_tree, [_writeable(o) for o in outs])
 
     def lower(self, *args, **kwargs):

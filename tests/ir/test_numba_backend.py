@@ -179,6 +179,12 @@ TABLE += [
                                                          _V[:3].astype(np.float32))),
 ]
 
+NOT_COMPILED = [  # (name, f, args): equations that run on NumPy, between segments
+    ("sum-over-no-axes", fxad.vmap(lambda v: fnp.sum(v, keepdims=True) * 2.0), (_V,)),
+    ("float16", lambda x: fnp.sin(x) * 2, (_V.astype(np.float16),)),
+    ("index-array", lambda x: x[np.array([2, 0, 2])] * 2.0, (_V,)),
+]
+
 
 def _scan_rnn(w, xs):
     def step(h, x):
@@ -218,6 +224,13 @@ assert len(set(IDS)) == len(IDS)
 def test_lowering_matches_numpy_backend_bit_for_bit(name, f, args):
     got, want, _ = run_both(f, *args)
     assert_same(got, want)
+
+
+@pytest.mark.parametrize("name,f,args", NOT_COMPILED, ids=[r[0] for r in NOT_COMPILED])
+def test_equations_without_a_compiled_lowering_run_on_numpy(name, f, args):
+    got, want, low = run_both(f, *args, expect_compiled=False)
+    assert_same(got, want)
+    assert low.fallbacks
 
 
 def test_every_numba_lowering_is_in_the_table():

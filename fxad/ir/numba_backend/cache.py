@@ -99,7 +99,11 @@ def load_module(source):
         # Numba's cache finds a function's module by name when it loads machine code, so the
         # module is registered like an imported one (and, like one, stays loaded).
         sys.modules[name] = mod
-        spec.loader.exec_module(mod)
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[name]
+            raise
     _modules[key] = mod
     return mod
 

@@ -26,7 +26,7 @@ def emit_reduce(block, x, aval, out, op, axes, keepdims):
     shape, dt = aval.shape, out.dtype
     axes = tuple(sorted(axes))
     if op not in _COMBINE or dt not in SUPPORTED or dt.kind == "c" or aval.dtype.kind == "c" \
-            or any(shape[a] == 0 for a in axes) or not shape:
+            or any(shape[a] == 0 for a in axes) or not shape or not axes:
         return None
     if op == "add" and dt.kind == "b":
         return None  # NumPy's add.reduce of bools gives ints: the shape rule says so
