@@ -17,6 +17,7 @@ from ..core import _NP_SCALAR_TYPES, Primitive, ShapedArray, is_float
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import add_any_p as transpose_add_any_p, is_undefined
+from ..ir.numba_backend.lowering import fusible, ufunc_rule
 from .helpers import (batch_size, broadcast_batched, ct_for, defbatch_elementwise, defbilinear,
                       defderiv, defjvp,
                       defjvp_with_output, defjvp_zero, deflinear, dtype_of, elementwise_shape,
@@ -33,6 +34,8 @@ def elementwise(name, impl, memory="fresh"):
     if isinstance(impl, np.ufunc):
         p.def_lowering(lambda ctx, args: f"{ctx.name(impl, name)}({', '.join(args)})",
                        inplace=impl if impl.nout == 1 else None)
+        if impl.nout == 1 and impl.nin <= 3:  # (what compiled code can call NumPy's loop with)
+            p.def_lowering(ufunc_rule(impl), backend="numba")
     return p
 
 
@@ -77,6 +80,7 @@ def neg(x): return neg_p.bind(x)
 
 add_p = elementwise("add", arithmetic(np.add, "add"))
 add_p.def_lowering(infix("+"), inplace=np.add)
+add_p.def_lowering(ufunc_rule(np.add), backend="numba")
 add_p.def_simplify("forward", forward_unit(0, commutes=True))
 defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
 add_p.def_transpose(lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
@@ -115,11 +119,13 @@ def _add_any_batch(vals, dims):
     return add_any(*[broadcast_batched(v, d, n) for v, d in zip(vals, dims)]), 0
 add_any_p.def_batch(_add_any_batch)
 add_any_p.def_lowering(infix("+"), inplace=np.add)
+add_any_p.def_lowering(ufunc_rule(np.add), backend="numba")
 def add_any(x, y): return add_any_p.bind(x, y)
 
 
 sub_p = elementwise("sub", arithmetic(np.subtract, "sub"))
 sub_p.def_lowering(infix("-"), inplace=np.subtract)
+sub_p.def_lowering(ufunc_rule(np.subtract), backend="numba")
 sub_p.def_simplify("forward", forward_unit(0, commutes=False))
 defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 sub_p.def_transpose(lambda ct, x, y: [ct_for(x, ct),
@@ -134,6 +140,7 @@ def _nonlinear(name):
 
 mul_p = elementwise("mul", arithmetic(np.multiply, "mul"))
 mul_p.def_lowering(infix("*"), inplace=np.multiply)
+mul_p.def_lowering(ufunc_rule(np.multiply), backend="numba")
 mul_p.def_simplify("forward", forward_unit(1, commutes=True))
 def _mul_diagonal(e, ctx):
     """eye(n) * v, or a tracked diagonal times a vector or scalar, is a diagonal matrix."""
@@ -160,6 +167,7 @@ def mul(x, y): return mul_p.bind(x, y)
 
 div_p = elementwise("div", arithmetic(np.true_divide, "truediv"))
 div_p.def_lowering(infix("/"), inplace=np.true_divide)
+div_p.def_lowering(ufunc_rule(np.true_divide), backend="numba")
 div_p.def_simplify("forward", forward_unit(1, commutes=False))
 defjvp_with_output(div_p, lambda t, ans, x, y: div(t, y),
                    lambda t, ans, x, y: mul(t, neg(div(ans, y))))
@@ -174,6 +182,9 @@ def div(x, y): return div_p.bind(x, y)
 convert_element_type_p = Primitive("convert_element_type", memory="fresh")  # astype copies
 convert_element_type_p.def_impl(lambda x, new_dtype: np.asarray(x).astype(new_dtype))
 convert_element_type_p.def_simplify("forward", forward_if_same_type)
+convert_element_type_p.def_lowering(fusible(lambda fz, args, new_dtype: fz.cast(args[0],
+                                                                                new_dtype)),
+                                    backend="numba")
 convert_element_type_p.def_abstract_eval(
     lambda x, new_dtype: x.__class__(x.shape, new_dtype))
 def _convert_jvp(primals, tangents, new_dtype):
@@ -219,6 +230,8 @@ def _select_lowering(ctx, args):
     big = pred.dtype == np.bool_ and pred.size >= 4096
     return f"{ctx.name(where, 'where') if big else '_np.where'}({', '.join(args)})"
 select_p.def_lowering(_select_lowering)
+select_p.def_lowering(fusible(lambda fz, args: fz.where(*args, fz.out_aval.dtype)),
+                      backend="numba")
 def _select_jvp(primals, tangents):
     pred, a, b = primals
     _, ta, tb = tangents
@@ -245,6 +258,12 @@ def _integer_pow_impl(x, y):
     return np.power(x, y)
 integer_pow_p = elementwise("integer_pow", _integer_pow_impl)
 integer_pow_p.def_lowering(lambda ctx, args, y: f"_np.square({args[0]})" if y == 2 else None)
+def _integer_pow_numba(fz, args, y):  # as the impl: ints to negative powers in float64
+    (x,) = args
+    if y == 2:
+        return fz.ufunc(np.square, x)
+    return fz.ufunc(np.power, fz.cast(x, np.float64) if y < 0 and x.dtype.kind in "iub" else x, y)
+integer_pow_p.def_lowering(fusible(_integer_pow_numba), backend="numba")
 defderiv(integer_pow_p, lambda x, y: (
     1.0 if y == 1 else 0.0 if y == 0 else mul(y, x if y == 2 else integer_pow(x, y - 1))))
 def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
@@ -289,6 +308,8 @@ def cbrt(x): return cbrt_p.bind(x)
 
 
 rsqrt_p = elementwise("rsqrt", lambda x: 1.0 / np.sqrt(x))
+rsqrt_p.def_lowering(fusible(lambda fz, args: fz.ufunc(np.true_divide, 1.0,
+                                                      fz.ufunc(np.sqrt, args[0]))), backend="numba")
 defderiv(rsqrt_p, lambda ans, x: mul(-0.5, div(ans, x)), with_output=True)
 def rsqrt(x): return rsqrt_p.bind(x)
 
@@ -417,11 +438,16 @@ def fmod(x, y): return fmod_p.bind(x, y)
 # --- complex parts (R-linear: transposes follow JAX's convention, grad = d/dx - i d/dy) --------
 
 real_p = elementwise("real", np.real, memory="views")
+real_p.def_lowering(fusible(lambda fz, args: fz.inline("{0}.real", args, fz.out_aval.dtype)
+                            if args[0].dtype.kind == "c" else args[0]), backend="numba")
 deflinear(real_p, lambda ct, z: [complex_(ct, mul(ct, 0.0))])
 def real(z): return real_p.bind(z) if _is_complex(z) else z
 
 
 imag_p = elementwise("imag", np.imag, memory="views")
+imag_p.def_lowering(fusible(lambda fz, args: fz.inline("{0}.imag", args, fz.out_aval.dtype)
+                            if args[0].dtype.kind == "c" else fz.cast(0, fz.out_aval.dtype)),
+                    backend="numba")
 deflinear(imag_p, lambda ct, z: [complex_(mul(ct, 0.0), neg(ct))  # a real z has imag(z) = 0
                                  if z.aval.dtype.kind == "c" else None])
 def imag(z): return imag_p.bind(z)
@@ -433,6 +459,8 @@ def conj(z): return conj_p.bind(z) if _is_complex(z) else z
 
 
 complex_p = elementwise("complex", lambda x, y: np.add(x, np.multiply(y, 1j)))  # x + iy
+complex_p.def_lowering(fusible(lambda fz, args: fz.ufunc(
+    np.add, args[0], fz.ufunc(np.multiply, args[1], 1j))), backend="numba")
 defjvp(complex_p, lambda t, x, y: complex_(t, mul(t, 0.0)),
        lambda t, x, y: complex_(mul(t, 0.0), t))
 complex_p.def_transpose(lambda ct, x, y: [
@@ -464,12 +492,15 @@ def trunc(x): return trunc_p.bind(x)
 
 
 round_p = elementwise("round", lambda x, decimals: np.round(x, decimals))
+round_p.def_lowering(fusible(lambda fz, args, decimals: None if decimals else (  # NumPy: rint
+    fz.ufunc(np.rint, args[0]) if args[0].dtype.kind == "f" else args[0])), backend="numba")
 defjvp_zero(round_p)
 def round(x, decimals=0): return round_p.bind(x, decimals=int(decimals))
 
 
 stop_gradient_p = elementwise("stop_gradient", lambda x: x, memory="views")
 stop_gradient_p.def_lowering(lambda ctx, args: args[0])  # compiled code has no derivatives
+stop_gradient_p.def_lowering(fusible(lambda fz, args: args[0]), backend="numba")
 defjvp_zero(stop_gradient_p)
 def stop_gradient(x): return stop_gradient_p.bind(x)
 

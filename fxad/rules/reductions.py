@@ -30,6 +30,8 @@ def reduction(name, ufunc):
     p.def_impl(ufunc_reduce(ufunc))
     p.def_lowering(lambda ctx, args, axes, keepdims:
                    f"_np.{ufunc.__name__}.reduce({args[0]}, {axes!r}, keepdims={keepdims})")
+    p.def_lowering(lambda ctx, args, axes, keepdims:  # loops in NumPy's order (numba_backend)
+                   ctx.reduce(args[0], ufunc.__name__, axes, keepdims), backend="numba")
     p.def_abstract_eval(lambda x, axes, keepdims: ShapedArray(
         reduced_shape(x.shape, axes, keepdims),
         probe_dtype(p, [x], dict(axes=axes, keepdims=keepdims))))

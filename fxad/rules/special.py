@@ -6,6 +6,7 @@ import scipy.special as sc
 
 from .elementwise import (add, div, elementwise, eq, exp, isfinite, log, log1p, logical_and,
                           logical_not, logistic, mul, neg, select, sub)
+from ..ir.numba_backend.lowering import fusible
 from .helpers import defderiv, defjvp
 
 _TWO_OVER_SQRT_PI = float(2 / np.sqrt(np.pi))
@@ -72,6 +73,8 @@ def logaddexp(x, y): return logaddexp_p.bind(x, y)
 
 
 softplus_p = elementwise("softplus", lambda x: np.logaddexp(x, 0.0))  # log(1 + e^x), stable
+softplus_p.def_lowering(fusible(lambda fz, args: fz.ufunc(np.logaddexp, args[0], 0.0)),
+                        backend="numba")
 defderiv(softplus_p, lambda x: logistic(x))  # logistic is smooth: right at every order
 def softplus(x): return softplus_p.bind(x)
 
