@@ -5,7 +5,7 @@ from .rules.elementwise import (  # noqa: F401
     convert_element_type, cos, cosh, div, eq, exp, expm1, floor, floor_divide, ge, gt, integer_pow,
     isfinite, isnan, le, log, log1p, logical_and, logical_not, logical_or, logistic, lt, max,
     min, mul, ne, neg, pow, rem, round, rsqrt, select, sign, sin, sinh, sqrt, stop_gradient, sub,
-    tan, tanh, fmod, signbit, trunc, cbrt)
+    tan, tanh, fmod, signbit, trunc, cbrt, exp2, log2, log10, hypot, float_power)
 from .rules.reductions import (  # noqa: F401
     argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum)
 from .rules.structural import broadcast_to, concatenate, flip, reshape, transpose  # noqa: F401

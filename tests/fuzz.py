@@ -73,10 +73,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-try:  # `python tests/fuzz.py` from a checkout without `pip install -e .`
-    import fxad  # noqa: F401
-except ImportError:  # pragma: no cover
-    import os
+if __name__ == "__main__":  # `python tests/fuzz.py`: this checkout's fxad, even when another
+    import os                # checkout is installed (`pip install -e` elsewhere)
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import fxad
@@ -497,7 +495,7 @@ POSITIVE_DOMAIN = [  # (kind, format with {x} the shifted argument, lower bound)
     ("pow-1.5", "{x} ** -1.5", 0.5), ("power2.5", "fnp.power({x}, 2.5)", 0.5),
     ("gammaln", "special.gammaln({x})", 0.5), ("digamma", "special.digamma({x})", 0.5),
     ("gamma", "special.gamma({x})", 0.5), ("entr", "special.entr({x})", 0.5),
-    ("arccosh", "fnp.arccosh({x})", 1.2),
+    ("arccosh", "fnp.arccosh({x})", 1.2), ("erfcx", "special.erfcx({x})", -0.5),
 ]
 
 
@@ -1768,14 +1766,24 @@ def mk_fft(g):
 
 def mk_ufuncs_more(g):
     """fmax / fmin (also with NaN operands), copysign, float_power, fmod (constant and value
-    divisors), cbrt (away from 0), trunc (times the value, away from integers), and
-    sum / prod / max / min / mean with where= and initial=."""
+    divisors), cbrt (away from 0), trunc (times the value, away from integers), ldexp, modf
+    and heaviside (away from their steps), and sum / prod / max / min / mean with where= and
+    initial=."""
     kind = g.choice(["fmax", "fmin", "copysign", "float_power", "fmod", "fmod", "reduce_where",
-                     "reduce_where", "cbrt", "trunc"])
+                     "reduce_where", "cbrt", "trunc", "ldexp", "modf", "heaviside"])
     if kind == "reduce_where":
         return _reduce_where(g)
     i = g.pick()
     v = g.vals(i)
+    if kind == "ldexp":  # x · 2**k: linear in x
+        return kind, f"fnp.ldexp(@0, {g.choice([-3, -1, 0, 2])})", [i]
+    if kind == "modf":  # the fraction jumps at the integers, the integral part is constant
+        guard(np.all(np.abs(v - np.round(v)) >= MARGIN))
+        return kind, g.choice(["fnp.modf(@0)[0]", "fnp.modf(@0)[1] * @0"]), [i]
+    if kind == "heaviside":  # a step in x (kept away from 0); the value at 0 is never taken
+        guard(away(v, [0.0]))
+        j = g.partner(i)
+        return kind, "fnp.heaviside(@0, @1) * @1", [i, j]
     if kind == "cbrt":  # infinite slope at 0
         guard(away(v, [0.0], 0.2))
         return kind, "fnp.cbrt(@0)", [i]

@@ -165,13 +165,20 @@ defjvp(integer_pow_p, lambda t, x, y: (
 def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
 
-pow_p = elementwise("pow", np.power)
-defjvp_with_output(
-    pow_p,
+_POW_RULES = (
     lambda t, ans, x, y: mul(t, mul(y, pow(x, sub(y, 1)))),
     # d/dy x**y = log(x) x**y; at x == 0 it is 0 (for y > 0), not nan.
     lambda t, ans, x, y: mul(t, mul(ans, log(select(eq(x, 0), 1.0, x)))))
+pow_p = elementwise("pow", np.power)
+defjvp_with_output(pow_p, *_POW_RULES)
 def pow(x, y): return pow_p.bind(x, y)
+
+
+# float_power: power computed in float64 (complex128), by NumPy's own loop (it rounds
+# differently from np.power's); the operands are widened by fxad.numpy.float_power.
+float_power_p = elementwise("float_power", np.float_power)
+defjvp_with_output(float_power_p, *_POW_RULES)
+def float_power(x, y): return float_power_p.bind(x, y)
 
 
 exp_p = elementwise("exp", np.exp)
@@ -179,9 +186,27 @@ defjvp_with_output(exp_p, lambda t, ans, x: mul(t, ans))
 def exp(x): return exp_p.bind(x)
 
 
+_LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
+
+exp2_p = elementwise("exp2", np.exp2)
+defjvp_with_output(exp2_p, lambda t, ans, x: mul(t, mul(ans, _LN2)))
+def exp2(x): return exp2_p.bind(x)
+
+
 log_p = elementwise("log", np.log)
 defjvp(log_p, lambda t, x: div(t, x))
 def log(x): return log_p.bind(x)
+
+
+# (t / ln b) / x: x ln b would lose digits for subnormal x, t / x overflow before the scaling.
+log2_p = elementwise("log2", np.log2)
+defjvp(log2_p, lambda t, x: div(mul(t, 1 / _LN2), x))
+def log2(x): return log2_p.bind(x)
+
+
+log10_p = elementwise("log10", np.log10)
+defjvp(log10_p, lambda t, x: div(mul(t, 1 / _LN10), x))
+def log10(x): return log10_p.bind(x)
 
 
 log1p_p = elementwise("log1p", np.log1p)
@@ -241,15 +266,35 @@ defjvp(arccos_p, lambda t, x: mul(t, neg(rsqrt(sub(1.0, mul(x, x))))))
 def arccos(x): return arccos_p.bind(x)
 
 
+# Derivatives with 1 + x² or x² + y² in them go through hypot, which neither overflows nor
+# underflows: 1 / (1 + x²) = (1 / hypot(1, x))², finite and right at |x| = 1e160 and 1e-300.
+hypot_p = elementwise("hypot", np.hypot)
+def _hypot_d(t, x, y):
+    """x / hypot(x, y) on x and y divided by m = max(|x|, |y|): a subnormal hypot has lost
+    digits, a scaled one has not. The ratio is homogeneous of degree 0, so a constant m
+    changes no derivative. 0 (a subgradient) at the origin, not 0 / 0."""
+    m = stop_gradient(max(abs(x), abs(y)))
+    m = select(logical_and(isfinite(m), ne(m, 0)), m, 1.0)  # inf: x / inf = 0 as it is
+    xs, ys = div(x, m), div(y, m)
+    r = hypot(xs, ys)
+    return mul(t, div(xs, select(eq(r, 0), 1.0, r)))
+defjvp(hypot_p, _hypot_d, lambda t, x, y: _hypot_d(t, y, x))
+def hypot(x, y): return hypot_p.bind(x, y)
+
+
+def _inv_hypot1(x):
+    return div(1.0, hypot(x, 1.0))
+
+
 arctan_p = elementwise("arctan", np.arctan)
-defjvp(arctan_p, lambda t, x: div(t, add(1.0, mul(x, x))))
+defjvp(arctan_p, lambda t, x: mul(t, integer_pow(_inv_hypot1(x), 2)))
 def arctan(x): return arctan_p.bind(x)
 
 
 arctan2_p = elementwise("arctan2", np.arctan2)  # arctan2(y, x) = angle of (x, y)
-defjvp(arctan2_p,
-       lambda t, y, x: mul(t, div(x, add(mul(x, x), mul(y, y)))),
-       lambda t, y, x: mul(t, neg(div(y, add(mul(x, x), mul(y, y))))))
+defjvp(arctan2_p,  # x / (x² + y²) = (x / r) / r with r = hypot(x, y)
+       lambda t, y, x: mul(t, div(div(x, hypot(x, y)), hypot(x, y))),
+       lambda t, y, x: mul(t, neg(div(div(y, hypot(x, y)), hypot(x, y)))))
 def arctan2(y, x): return arctan2_p.bind(y, x)
 
 
@@ -269,12 +314,12 @@ def cosh(x): return cosh_p.bind(x)
 
 
 arcsinh_p = elementwise("arcsinh", np.arcsinh)
-defjvp(arcsinh_p, lambda t, x: mul(t, rsqrt(add(mul(x, x), 1.0))))
+defjvp(arcsinh_p, lambda t, x: mul(t, _inv_hypot1(x)))
 def arcsinh(x): return arcsinh_p.bind(x)
 
 
-arccosh_p = elementwise("arccosh", np.arccosh)
-defjvp(arccosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, 1.0), add(x, 1.0)))))
+arccosh_p = elementwise("arccosh", np.arccosh)  # 1 / sqrt(x - 1) sqrt(x + 1): no x² overflow
+defjvp(arccosh_p, lambda t, x: mul(t, mul(rsqrt(sub(x, 1.0)), rsqrt(add(x, 1.0)))))
 def arccosh(x): return arccosh_p.bind(x)
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.special as sc
 
-from .elementwise import (add, div, elementwise, eq, exp, isfinite, log, log1p, logical_and,
-                          logical_not, logistic, mul, neg, select, sub)
+from .elementwise import (abs, add, cos, div, elementwise, eq, exp, isfinite, log, log1p,
+                          logical_and, logical_not, logistic, lt, mul, neg, select, sub)
 from .helpers import defjvp, defjvp_with_output
 
 _TWO_OVER_SQRT_PI = float(2 / np.sqrt(np.pi))
+_LN2 = float(np.log(2.0))
 
 
 erf_p = elementwise("erf", sc.erf)
@@ -34,13 +35,14 @@ defjvp(polygamma_p, lambda t, x, n: mul(t, polygamma(x, n + 1)))
 def polygamma(x, n): return polygamma_p.bind(x, n=int(n))
 
 
+digamma_p = elementwise("digamma", sc.digamma)  # SciPy's own (psi): its dtypes, its values
+defjvp(digamma_p, lambda t, x: mul(t, polygamma(x, 1)))
+def digamma(x): return digamma_p.bind(x)
+
+
 gammaln_p = elementwise("gammaln", sc.gammaln)
-defjvp(gammaln_p, lambda t, x: mul(t, polygamma(x, 0)))
+defjvp(gammaln_p, lambda t, x: mul(t, digamma(x)))
 def gammaln(x): return gammaln_p.bind(x)
-
-
-def digamma(x):
-    return polygamma(x, 0)
 
 
 logit_p = elementwise("logit", sc.logit)
@@ -49,28 +51,56 @@ def logit(x): return logit_p.bind(x)
 
 
 xlogy_p = elementwise("xlogy", sc.xlogy)  # x*log(y), defined as 0 where x == 0
-defjvp_with_output(
-    xlogy_p,
-    # d/dx = log(y) (0 where x == 0 and y == 0, matching the convention), d/dy = x / y
-    lambda t, ans, x, y: mul(t, log(select(eq(x, 0), 1.0, y))),
-    lambda t, ans, x, y: mul(t, div(x, y)))
+# d/dx = log(y), also at x == 0 (the value's convention does not change the slope in x;
+# -inf at y == 0, as JAX), d/dy = x / y
+defjvp(xlogy_p, lambda t, x, y: mul(t, log(y)), lambda t, x, y: mul(t, div(x, y)))
 def xlogy(x, y): return xlogy_p.bind(x, y)
 
 
 logaddexp_p = elementwise("logaddexp", np.logaddexp)
 
 
-def _logaddexp_weight(x, y):
+def _logaddexp_weight(x, y, scale=None):
     """d/dx log(e^x + e^y) = logistic(x - y): smooth at ties, so every order is right there
     (max + log1p(exp(-|x - y|)) has cancelling kinks that break the second derivative).
-    Equal infinities give x - y = NaN; they get the tie weight 1/2 instead."""
+    Equal infinities give x - y = NaN; they get the tie weight 1/2 instead. Base 2:
+    logistic((x - y) ln 2)."""
     same_inf = logical_and(eq(x, y), logical_not(isfinite(x)))
-    return logistic(select(same_inf, 0.0, sub(x, y)))
+    d = select(same_inf, 0.0, sub(x, y))
+    return logistic(d if scale is None else mul(d, scale))
 
 
 defjvp(logaddexp_p, lambda t, x, y: mul(t, _logaddexp_weight(x, y)),
        lambda t, x, y: mul(t, _logaddexp_weight(y, x)))
 def logaddexp(x, y): return logaddexp_p.bind(x, y)
+
+
+logaddexp2_p = elementwise("logaddexp2", np.logaddexp2)  # log2(2^x + 2^y)
+defjvp(logaddexp2_p, lambda t, x, y: mul(t, _logaddexp_weight(x, y, _LN2)),
+       lambda t, x, y: mul(t, _logaddexp_weight(y, x, _LN2)))
+def logaddexp2(x, y): return logaddexp2_p.bind(x, y)
+
+
+# sinc: NumPy's own values; the derivative (cos(πx) - sinc(x)) / x is a Maclaurin series in
+# u = (πx)² where |πx| < 0.5 (exact to rounding there, and smooth at 0 at every order).
+_SINC_COEFFS = [(-1.0) ** k / float(np.prod(np.arange(1, 2 * k + 2))) for k in range(10)]
+
+
+def _sinc_slope(x):
+    px = mul(x, float(np.pi))
+    near = lt(abs(px), 0.5)
+    u = mul(px, px)
+    series = _SINC_COEFFS[-1] * (len(_SINC_COEFFS) - 1)  # d/du of the series, times 2π²x
+    for k in range(len(_SINC_COEFFS) - 2, 0, -1):
+        series = add(mul(series, u), _SINC_COEFFS[k] * k)
+    far = select(near, 1.0, x)  # the division never sees 0
+    return select(near, mul(series, mul(x, 2 * float(np.pi) ** 2)),
+                  div(sub(cos(mul(far, float(np.pi))), sinc(far)), far))
+
+
+sinc_p = elementwise("sinc", np.sinc)  # sin(πx) / (πx), 1 at 0
+defjvp(sinc_p, lambda t, x: mul(t, _sinc_slope(x)))
+def sinc(x): return sinc_p.bind(x)
 
 
 softplus_p = elementwise("softplus", lambda x: np.logaddexp(x, 0.0))  # log(1 + e^x), stable
@@ -93,11 +123,35 @@ defjvp(ndtr_p, lambda t, x: mul(t, _normal_pdf(x)))
 def ndtr(x): return ndtr_p.bind(x)
 
 
-# d log Φ(x) = φ(x) / Φ(x) dx, as exp(log φ - log Φ): finite far in the lower tail, where
-# φ and Φ both underflow but their ratio grows like |x|.
+erfcx_p = elementwise("erfcx", sc.erfcx)  # exp(x²) erfc(x), finite where erfc underflows
+
+
+def _erfcx_slope(ans, x):
+    """2x erfcx(x) - 2/√π, which cancels for large x (relative error ~ x² eps): beyond 15 the
+    asymptotic series -1/(√π x²) Σ (-1)^n (2n+1)!! / (2x²)^n, 11 terms (exact to rounding)."""
+    far = lt(15.0, x)
+    xs = select(far, x, 15.0)
+    v = div(1.0, mul(mul(xs, xs), 2.0))
+    series, c = 0.0, 1.0
+    terms = []
+    for n in range(11):
+        terms.append(c)
+        c *= -(2 * n + 3)
+    for c in reversed(terms):
+        series = add(mul(series, v), c)
+    asym = mul(mul(v, -float(2 / np.sqrt(np.pi))), series)  # a Python float: weak
+    return select(far, asym, sub(mul(mul(x, 2.0), ans), _TWO_OVER_SQRT_PI))
+
+
+defjvp_with_output(erfcx_p, lambda t, ans, x: mul(t, _erfcx_slope(ans, x)))
+def erfcx(x): return erfcx_p.bind(x)
+
+
+# d log Φ(x) = φ(x) / Φ(x) dx = √(2/π) / erfcx(-x/√2): no cancellation anywhere (the ratio of
+# exp(log φ - log Φ) loses all digits far in the lower tail, where both logs are ~ -x²/2).
 log_ndtr_p = elementwise("log_ndtr", sc.log_ndtr)
-defjvp_with_output(log_ndtr_p, lambda t, ans, x: mul(t, mul(
-    exp(sub(mul(mul(x, x), -0.5), ans)), _INV_SQRT_2PI)))
+defjvp(log_ndtr_p, lambda t, x: div(mul(t, float(np.sqrt(2 / np.pi))),
+                                    erfcx(mul(x, float(-1 / np.sqrt(2))))))
 def log_ndtr(x): return log_ndtr_p.bind(x)
 
 
@@ -113,7 +167,7 @@ def erfinv(y): return erfinv_p.bind(y)
 
 
 gamma_p = elementwise("gamma", sc.gamma)  # Γ'(x) = Γ(x) ψ(x)
-defjvp_with_output(gamma_p, lambda t, ans, x: mul(t, mul(ans, polygamma(x, 0))))
+defjvp_with_output(gamma_p, lambda t, ans, x: mul(t, mul(ans, digamma(x))))
 def gamma(x): return gamma_p.bind(x)
 
 
@@ -123,11 +177,12 @@ def entr(x): return entr_p.bind(x)
 
 
 xlog1py_p = elementwise("xlog1py", sc.xlog1py)  # x*log1p(y), 0 where x == 0
-defjvp(xlog1py_p,
-       lambda t, x, y: mul(t, log1p(select(eq(x, 0), 0.0, y))),
+defjvp(xlog1py_p,  # as xlogy: d/dx = log1p(y) at x == 0 too
+       lambda t, x, y: mul(t, log1p(y)),
        lambda t, x, y: mul(t, div(x, add(y, 1.0))))
 def xlog1py(x, y): return xlog1py_p.bind(x, y)
 
 
-__all__ = ["softplus", "logaddexp", "erf", "erfc", "polygamma", "gammaln", "digamma", "logit",
-           "xlogy", "ndtr", "log_ndtr", "ndtri", "erfinv", "gamma", "entr", "xlog1py"]
+__all__ = ["softplus", "logaddexp", "logaddexp2", "sinc", "erf", "erfc", "erfcx", "polygamma",
+           "gammaln", "digamma", "logit", "xlogy", "ndtr", "log_ndtr", "ndtri", "erfinv",
+           "gamma", "entr", "xlog1py"]
