@@ -113,6 +113,33 @@ def reduce_prod(x, axes, keepdims=False):
     return reduce_prod_p.bind(x, axes=norm_axes(x, axes, 'reduce_prod'), keepdims=keepdims)
 
 
+def _logsumexp_jvp(primals, tangents, axes, keepdims):
+    (x,), (t,) = primals, tangents
+    ans = logsumexp(x, axes, keepdims)
+    if type(t) is Zero:
+        return ans, Zero.like(ans)
+    # softmax weights, shifted by the max: exp(x - ans) would be exp(0) = 1 at x = 1e300,
+    # where ans = x + log(n) rounds to x. A slice of -inf (an empty sum) gets weights 0.
+    m = lax.stop_gradient(reduce_max(x, axes, True))
+    e = lax.exp(lax.sub(x, lax.select(lax.isfinite(m), m, 0.0)))
+    s = reduce_sum(e, axes, True)
+    w = lax.div(e, lax.select(lax.eq(s, 0), 1.0, s))
+    return ans, reduce_sum(lax.mul(t, w), axes, keepdims)
+
+
+def _logsumexp_impl(x, axes, keepdims):
+    import scipy.special
+    out = scipy.special.logsumexp(x, axis=axes, keepdims=keepdims)
+    shape = reduced_shape(np.shape(x), axes, keepdims)
+    return out if np.shape(out) == shape else np.reshape(out, shape)  # SciPy: 0-d in, (1,) out
+
+
+logsumexp_p = reduction("logsumexp", _logsumexp_impl)  # SciPy's own, b = None
+logsumexp_p.jvp = _logsumexp_jvp
+def logsumexp(x, axes, keepdims=False):
+    return logsumexp_p.bind(x, axes=norm_axes(x, axes, 'logsumexp'), keepdims=keepdims)
+
+
 def _arg_reduction(name, impl):
     p = Primitive(name)
     p.def_impl(lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims))
