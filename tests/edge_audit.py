@@ -952,6 +952,12 @@ MATRIX = [
     MatrixRow("linalg.lstsq[0]", lambda a: fnp.linalg.lstsq(a, RHS)[0],
               lambda a: np.linalg.lstsq(_finite(a), RHS)[0]),
     MatrixRow("scipy.linalg.expm", fsl.expm, sl.expm),
+    MatrixRow("scipy.linalg.lu_solve", lambda a: fsl.lu_solve(fsl.lu_factor(a), RHS),
+              lambda a: sl.lu_solve(sl.lu_factor(a), RHS), _solve_d),
+    MatrixRow("scipy.linalg.solve_triangular", lambda a: fsl.solve_triangular(a, RHS, lower=True),
+              lambda a: sl.solve_triangular(a, RHS, lower=True)),
+    MatrixRow("scipy.linalg.cho_solve", lambda a: fsl.cho_solve(fsl.cho_factor(a), RHS),
+              lambda a: sl.cho_solve(sl.cho_factor(a), RHS)),
 ]
 
 
@@ -984,7 +990,7 @@ def _check_matrix(row, failures, only=None):
             continue
         try:
             want = _quiet(row.ref, a)
-        except np.linalg.LinAlgError as e:
+        except (np.linalg.LinAlgError, ValueError) as e:  # SciPy's check_finite: ValueError
             want = e
         try:
             got = _quiet(row.ours, a)
@@ -1052,7 +1058,10 @@ DOCUMENTED = {
     ("linalg.norm(ord=3)", "huge"): _NORM, ("linalg.norm(ord=3)", "tiny"): _NORM,
     ("linalg.norm(fro)", "huge"): _NORM, ("linalg.norm(fro)", "tiny"): _NORM,
     ("linalg.inv", "subnormal"): _LAPACK, ("linalg.solve", "subnormal"): _LAPACK,
-    ("linalg.lstsq[0]", "subnormal"): _LAPACK,
+    ("linalg.lstsq[0]", "subnormal"): _LAPACK, ("scipy.linalg.cho_solve", "subnormal"): _LAPACK,
+    ("scipy.linalg.lu_solve", "inf"): ("check_finite is accepted and ignored (it cannot be "
+                                       "checked under jit): fxad solves as numpy.linalg.solve "
+                                       "does (here the finite limit), SciPy raises ValueError"),
     ("linalg.slogdet[0]", "nan"): "NumPy's sign for a matrix with a NaN entry is 1.0; fxad's is NaN",
 }
 

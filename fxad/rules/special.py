@@ -140,18 +140,28 @@ def _erfcx_slope(ans, x):
     for c in reversed(terms):
         series = add(mul(series, v), c)
     asym = mul(mul(v, -float(2 / np.sqrt(np.pi))), series)  # a Python float: weak
-    return select(far, asym, sub(mul(mul(x, 2.0), ans), _TWO_OVER_SQRT_PI))
+    near = select(far, 15.0, x)  # finite where unused (2x·erfcx(x) is inf·0 at x = inf)
+    return select(far, asym, sub(mul(mul(near, 2.0), ans), _TWO_OVER_SQRT_PI))
 
 
 defjvp_with_output(erfcx_p, lambda t, ans, x: mul(t, _erfcx_slope(ans, x)))
 def erfcx(x): return erfcx_p.bind(x)
 
 
-# d log Φ(x) = φ(x) / Φ(x) dx = √(2/π) / erfcx(-x/√2): no cancellation anywhere (the ratio of
-# exp(log φ - log Φ) loses all digits far in the lower tail, where both logs are ~ -x²/2).
+def _mills(x):
+    """φ(x) / Φ(x). Below 0 as √(2/π) / erfcx(-x/√2): exp(log φ - log Φ) loses every digit
+    far in the lower tail, where both logs are ~ -x²/2. Above 0 as exp(log φ - log Φ), which
+    underflows to 0 cleanly where erfcx(-x/√2) overflows (inf/inf in the next derivative).
+    Each branch sees a safe input where it is not used, so no NaN leaks into derivatives."""
+    neg = lt(x, 0.0)
+    xn, xp = select(neg, x, 0.0), select(neg, 0.0, x)
+    lower = div(float(np.sqrt(2 / np.pi)), erfcx(mul(xn, float(-1 / np.sqrt(2)))))
+    upper = mul(exp(sub(mul(mul(xp, xp), -0.5), log_ndtr(xp))), _INV_SQRT_2PI)
+    return select(neg, lower, upper)
+
+
 log_ndtr_p = elementwise("log_ndtr", sc.log_ndtr)
-defjvp(log_ndtr_p, lambda t, x: div(mul(t, float(np.sqrt(2 / np.pi))),
-                                    erfcx(mul(x, float(-1 / np.sqrt(2))))))
+defjvp(log_ndtr_p, lambda t, x: mul(t, _mills(x)))
 def log_ndtr(x): return log_ndtr_p.bind(x)
 
 

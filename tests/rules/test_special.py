@@ -70,6 +70,23 @@ def test_normal_tails_have_finite_derivatives():
     np.testing.assert_allclose(fxad.grad(lambda y: sc.erfinv(fsp.erf(y)))(0.4), 1.0, rtol=1e-10)
 
 
+def test_log_ndtr_derivatives_in_both_tails():
+    """φ/Φ and its derivative -φ/Φ (x + φ/Φ), against mpmath: exact far in the lower tail
+    (exp(log φ - log Φ) lost every digit there: inf at -1e10) and finite (0), not inf/inf =
+    NaN, far in the upper one (found by the fuzzer at x = 40)."""
+    import mpmath
+    mpmath.mp.dps = 50
+    xs = np.array([-1e10, -1e4, -40.0, -0.5, 0.0, 3.0, 37.0, 40.0, 1e3])
+    d1 = fxad.vmap(fxad.grad(fsp.log_ndtr))(xs)
+    d2 = fxad.vmap(fxad.grad(fxad.grad(fsp.log_ndtr)))(xs)
+    d2f = fxad.vmap(lambda x: fxad.jvp(fxad.grad(fsp.log_ndtr), (x,), (1.0,))[1])(xs)
+    m = [mpmath.npdf(mpmath.mpf(x)) / mpmath.ncdf(mpmath.mpf(x)) for x in xs]
+    np.testing.assert_allclose(d1, [float(v) for v in m], rtol=1e-14, atol=0)
+    want2 = [float(-v * (mpmath.mpf(x) + v)) for v, x in zip(m, xs)]
+    np.testing.assert_allclose(d2, want2, rtol=1e-13, atol=0)
+    np.testing.assert_allclose(d2f, want2, rtol=1e-13, atol=0)
+
+
 def test_xlogy_at_zero():
     g = fxad.grad(lambda y: fsp.xlogy(0.0, y))(0.5)
     assert g == 0.0
