@@ -392,6 +392,76 @@ def build_mlp_grad(cfg: Config) -> Workload:
                     [_program_sizes(g, gj, params, X, Y)])
 
 
+# --- mlp_train_step (a Python-loop training step) ------------------------------------------------
+
+def build_mlp_train_step(cfg: Config) -> Workload:
+    """A small MLP's SGD step written the PyTorch way: layers in a Python list, the forward a
+    Python loop, then grad and an update of every parameter. Small widths, so per-operation
+    overhead (not BLAS) is what is measured."""
+    sizes, batch, lr = ((8, 8, 4), 4, 0.1) if cfg.quick else ((64, 64, 64, 10), 32, 0.1)
+    rng = np.random.default_rng(1)
+    params = [(rng.standard_normal((a, b)) / np.sqrt(a), 0.1 * rng.standard_normal(b))
+              for a, b in zip(sizes[:-1], sizes[1:])]
+    X = rng.standard_normal((batch, sizes[0]))
+    Y = rng.standard_normal((batch, sizes[-1]))
+
+    def loss(params, X, Y):
+        h = X
+        for i, (W, b) in enumerate(params):
+            h = h @ W + b
+            if i < len(params) - 1:
+                h = fnp.tanh(h)
+        return fnp.mean((h - Y) ** 2)
+
+    def step(params):
+        grads = fxad.grad(loss)(params, X, Y)
+        return [(W - lr * gW, b - lr * gb) for (W, b), (gW, gb) in zip(params, grads)]
+    step_jit = fxad.jit(step)
+
+    def floor():
+        hs, h = [X], X
+        for i, (W, b) in enumerate(params):
+            h = h @ W + b
+            if i < len(params) - 1:
+                h = np.tanh(h)
+            hs.append(h)
+        d = 2.0 * (h - Y) / h.size
+        out = [None] * len(params)
+        for i in range(len(params) - 1, -1, -1):
+            W, b = params[i]
+            out[i] = (W - lr * (hs[i].T @ d), b - lr * d.sum(0))
+            if i:
+                d = (d @ W.T) * (1.0 - hs[i] ** 2)
+        return out
+
+    vs = [Variant("numpy floor (hand-written backward + update)", floor, "numpy"),
+          Variant("fxad grad + update", lambda: step(params),
+                  note="Python-loop training step: torch eager is the target"),
+          Variant("fxad jit(step)", lambda: step_jit(params))]
+    P = cfg.peers
+    if "torch" in P:
+        torch = P["torch"].torch
+        pt = [(torch.tensor(W, requires_grad=True), torch.tensor(b, requires_grad=True))
+              for W, b in params]
+        Xt, Yt = torch.tensor(X), torch.tensor(Y)
+
+        def step_torch():
+            h = Xt
+            for i, (W, b) in enumerate(pt):
+                h = h @ W + b
+                if i < len(pt) - 1:
+                    h = torch.tanh(h)
+            loss_t = torch.mean((h - Yt) ** 2)
+            grads = torch.autograd.grad(loss_t, [t for pair in pt for t in pair])
+            with torch.no_grad():
+                return [(W - lr * grads[2 * k], b - lr * grads[2 * k + 1])
+                        for k, (W, b) in enumerate(pt)]
+        vs.append(Variant("torch autograd (eager)", step_torch, "torch"))
+    return Workload("mlp_train_step",
+                    f"one SGD step of MLP {'-'.join(map(str, sizes))} tanh, MSE, batch {batch}, "
+                    "float64, layers in a Python loop", floor(), 1e-12, 1e-14, vs)
+
+
 # --- hessian ------------------------------------------------------------------------------------
 
 def build_hessian(cfg: Config) -> Workload:
@@ -853,6 +923,7 @@ WORKLOADS = {
     "solve_grad": build_solve_grad,
     "rnn_grad": build_rnn_grad,
     "jacobian": build_jacobian,
+    "mlp_train_step": build_mlp_train_step,
     "memory": None,  # run_memory: peak bytes, not time
 }
 

@@ -1,30 +1,31 @@
-"""`python -m fxad rules`: the primitive x {impl, shape, jvp, transpose, batch} matrix."""
+"""`python -m fxad rules`: every primitive x {impl, shape, jvp, transpose, batch, lowering}."""
 from __future__ import annotations
 
 import sys
 
-from .core import Primitive
+from . import core
+
+COLUMNS = ("impl", "shape", "jvp", "transpose", "batch", "lowering")
 
 
 def all_primitives():
-    """Every primitive defined in fxad's rule files, by name."""
-    from . import rules
-    found = {}
-    for mod in vars(rules).values():
-        for v in vars(mod).values() if hasattr(mod, "__dict__") else ():
-            if isinstance(v, Primitive):
-                found[v.name] = v
+    """Every primitive fxad defines (wherever its block is), by name."""
+    import fxad  # noqa: F401  (defines them all)
+    found = {p.name: p for p in core.primitives() if (p.module or "").startswith("fxad.")}
     return dict(sorted(found.items()))
 
 
 def rule_matrix():
+    """(name, linear, {column: have it}) per primitive. A lowering is the primitive's own
+    source form in jit's generated code; without one the code calls its impl."""
     rows = []
     for name, p in all_primitives().items():
         rows.append((name, p.linear, {"impl": p.impl is not None,
                                       "shape": p.abstract_eval is not None,
                                       "jvp": p.jvp is not None,
                                       "transpose": p.transpose is not None,
-                                      "batch": p.batch is not None}))
+                                      "batch": p.batch is not None,
+                                      "lowering": bool(p.lowerings)}))
     return rows
 
 
@@ -32,13 +33,11 @@ def main(argv):
     if argv[:1] != ["rules"]:
         print("usage: python -m fxad rules")
         return 2
-    cols = ["impl", "shape", "jvp", "transpose", "batch"]
-    print(f"{'primitive':22} {'linear':7} " + " ".join(f"{c:9}" for c in cols))
+    print(f"{'primitive':22} {'linear':7} " + " ".join(f"{c:9}" for c in COLUMNS))
     for name, linear, have in rule_matrix():
-        marks = ["yes" if have[c] else "-" if c == "transpose" and not linear else "MISSING"
-                 for c in cols]
-        cells = " ".join(f"{m:9}" for m in marks)
-        print(f"{name:22} {'linear' if linear else '':7} {cells}")
+        marks = ["yes" if have[c] else "-" if c == "transpose" and not linear
+                 else "impl" if c == "lowering" else "MISSING" for c in COLUMNS]
+        print(f"{name:22} {'linear' if linear else '':7} " + " ".join(f"{m:9}" for m in marks))
     return 0
 
 

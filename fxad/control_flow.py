@@ -2,7 +2,8 @@
 
 Python functions are staged into jaxprs; constants they close over (arrays, or values being
 differentiated by an outer transformation) are hoisted into explicit operands, so the
-primitives in fxad/rules/cond.py and loops.py see every input that can carry a derivative.
+primitives in fxad/rules/cond.py, scan.py and while_loop.py see every input that can carry a
+derivative.
 """
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from .ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from .ir.intern import intern
 from .ir.staging import stage
 from .rules.cond import cond_p
-from .rules.loops import while_p
-from .rules.scan_hoist import bind_scan
+from .rules.scan import bind_scan
+from .rules.while_loop import while_p
 from .tree_util import tree_flatten, tree_unflatten
-from . import lax
+from .rules import ops
 
 
 def _leaf(x):
@@ -50,6 +51,12 @@ def _describe(avals):
 
 def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     """Apply branches[index](*operands) (index clamped into range)."""
+    a = get_aval(index)
+    if a.shape != () or a.dtype.kind not in "iub":
+        raise FxadTypeError(f"switch: the branch index must be an integer scalar, got "
+                            f"{a.str_short()}; convert it with int(...) or "
+                            "fxad.numpy.asarray(index).astype(int) (a float index would be "
+                            "truncated silently)")
     return _switch(index, branches, operands, [f"branch {i}" for i in range(len(branches))])
 
 
@@ -80,9 +87,9 @@ def _switch(index, branches, operands, names):
             lambda *a, j=j, i=i: eval_jaxpr(j.jaxpr, [], *a[offs[i]:offs[i + 1]],
                                             *a[offs[-1]:]),
             const_avals + avals, name=f"branch {i}"))
-    index = lax.convert_element_type(index, np.int64) if not isinstance(index, int) \
+    index = ops.convert_element_type(index, np.int64) if not isinstance(index, int) \
         else np.int64(index)
-    index = lax.min(lax.max(index, 0), len(branches) - 1)
+    index = ops.min(ops.max(index, 0), len(branches) - 1)
     outs = cond_p.bind(index, *all_consts, *leaves, branches=tuple(jaxprs))
     return tree_unflatten(traced[0][2], outs)
 
@@ -92,7 +99,7 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     if get_aval(pred).shape != ():
         raise FxadTypeError(f"cond needs a scalar predicate, got shape {get_aval(pred).shape}; "
                             "for elementwise choice use fxad.numpy.where")
-    return _switch(lax.convert_element_type(lax.ne(pred, 0), np.int64),
+    return _switch(ops.convert_element_type(ops.ne(pred, 0), np.int64),
                    [false_fun, true_fun], operands, ["false_fun", "true_fun"])
 
 
@@ -100,19 +107,24 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
          reverse: bool = False, unroll: int = 1) -> tuple[Any, Any]:
     """carry, ys = scan(f, init, xs): loop c, y = f(c, x) over the leading axis of xs.
     `unroll` is accepted for compatibility; each step runs the compiled body once."""
+    return _scan(f, init, xs, length, reverse, "scan")
+
+
+def _scan(f, init, xs, length, reverse, name):
+    """scan; `name` is the construct named in errors (fori_loop lowers to this)."""
     init_leaves, carry_tree = tree_flatten(init)
     init_leaves = [_leaf(x) for x in init_leaves]
     x_leaves, x_tree = tree_flatten(xs)
     x_leaves = [_leaf(x) for x in x_leaves]
     lengths = {get_aval(x).shape[0] if get_aval(x).shape else None for x in x_leaves}
     if None in lengths:
-        raise FxadValueError("scan: every leaf of xs needs a leading axis to scan over")
+        raise FxadValueError(f"{name}: every leaf of xs needs a leading axis to scan over")
     if length is not None:
         lengths.add(int(length))
     if not lengths:
-        raise FxadValueError("scan: pass length= when xs is None")
+        raise FxadValueError(f"{name}: pass length= when xs is None")
     if len(lengths) != 1:
-        raise FxadValueError(f"scan: inconsistent lengths {sorted(lengths)}: the leading "
+        raise FxadValueError(f"{name}: inconsistent lengths {sorted(lengths)}: the leading "
                              "axes of xs and the length argument must agree")
     n = lengths.pop()
     carry_avals = _avals(init_leaves)
@@ -125,10 +137,10 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
         x = tree_unflatten(x_tree, list(leaves[n_carry:]))
         res = f(c, x)
         if not (isinstance(res, tuple) and len(res) == 2):
-            raise FxadTypeError("scan: the body must return a pair (carry, y)")
+            raise FxadTypeError(f"{name}: the body must return a pair (carry, y)")
         c_leaves, c_tree = tree_flatten(res[0])
         if c_tree != carry_tree:
-            raise FxadTypeError(f"scan: the body returns a carry with structure {c_tree}, but "
+            raise FxadTypeError(f"{name}: the body returns a carry with structure {c_tree}, but "
                                 f"the initial carry has structure {carry_tree}")
         y_leaves, y_store["tree"] = tree_flatten(res[1])
         return list(c_leaves) + list(y_leaves)
@@ -137,7 +149,7 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
                               "scan body")
     got = jaxpr.out_avals[:n_carry]
     if got != carry_avals:
-        raise FxadTypeError(f"scan: the body's carry output {_describe(got)} differs from the "
+        raise FxadTypeError(f"{name}: the body's carry output {_describe(got)} differs from the "
                             f"initial carry {_describe(carry_avals)}; the carry must keep its "
                             "shapes and dtypes (e.g. start from 0.0, not 0)")
     outs = bind_scan(consts, init_leaves, x_leaves, jaxpr, n, bool(reverse))
@@ -152,8 +164,12 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     avals = _avals(leaves)
     cj, cc, _ = _trace(lambda v: cond_fun(v), tree_flatten((init_val,))[1], avals,
                        "while_loop cond")
-    if len(cj.out_avals) != 1 or cj.out_avals[0].shape != ():
-        raise FxadTypeError("while_loop: cond_fun must return a scalar boolean")
+    if len(cj.out_avals) != 1 or cj.out_avals[0].shape != () or \
+            cj.out_avals[0].dtype != np.bool_:
+        got = ", ".join(a.str_short() for a in cj.out_avals)
+        raise FxadTypeError(f"while_loop: cond_fun must return a boolean scalar, but it "
+                            f"returned ({got}); compare explicitly, e.g. `x < 5` or "
+                            "`fxad.numpy.any(x != 0)`")
     bj, bc, out_tree = _trace(lambda v: body_fun(v), tree_flatten((init_val,))[1], avals,
                               "while_loop body")
     if out_tree != tree or bj.out_avals != avals:
@@ -171,10 +187,10 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
     static = not isinstance(lower, Tracer) and not isinstance(upper, Tracer)
     if static:
         lo, hi = int(lower), int(upper)
-        carry, _ = scan(lambda v, i: (body_fun(i, v), None), init_val,
-                        np.arange(lo, max(hi, lo)))
+        carry, _ = _scan(lambda v, i: (body_fun(i, v), None), init_val,
+                         np.arange(lo, max(hi, lo)), None, False, "fori_loop")
         return carry
-    _, val = while_loop(lambda c: lax.lt(c[0], upper),
-                        lambda c: (lax.add(c[0], 1), body_fun(c[0], c[1])),
-                        (lax.convert_element_type(lower, np.int64), init_val))
+    _, val = while_loop(lambda c: ops.lt(c[0], upper),
+                        lambda c: (ops.add(c[0], 1), body_fun(c[0], c[1])),
+                        (ops.convert_element_type(lower, np.int64), init_val))
     return val

@@ -7,7 +7,9 @@ primitive to the highest-level trace among the arguments' tracers. Each transfor
 """
 from __future__ import annotations
 
+import sys
 import threading
+from collections import OrderedDict
 from contextlib import contextmanager
 
 import numpy as np
@@ -95,10 +97,75 @@ def get_aval(x) -> ShapedArray:
     if isinstance(x, np.generic):
         return _shaped(x.shape, x.dtype)
     arr = np.asarray(x)
-    if arr.dtype == object:
-        raise FxadTypeError(f"fxad cannot use a value of type {type(x).__name__}: it is not an "
-                            "array, a number, or a tracer. Convert it with fxad.numpy.asarray.")
+    if arr.dtype.kind not in _NUMERIC_KINDS:
+        raise FxadTypeError(f"fxad cannot use a value of type {describe_type(x, arr)}: it "
+                            "is not a numeric array, a number, or a tracer. Convert it with "
+                            "fxad.numpy.asarray.")
     return ShapedArray(arr.shape, arr.dtype)
+
+
+def describe_type(x, arr):
+    """`str`, `ndarray (dtype object)`, ...: a refused value's type, for error messages."""
+    shown = arr.dtype != object or type(x) is np.ndarray
+    return type(x).__name__ + (f" (dtype {arr.dtype})" if shown else "")
+
+
+_NUMERIC_KINDS = frozenset("biufc")  # bool, ints, floats, complex: what primitives accept
+
+
+def check_output(x, i, where):
+    """An output leaf of a transformed function, or a TypeError naming it: a string or other
+    non-numeric leaf would otherwise come back with a made-up "tangent" or as a tracer."""
+    t = type(x)
+    if t in _SCALAR_AVALS or isinstance(x, Tracer) or \
+            (t is np.ndarray and x.dtype.kind in _NUMERIC_KINDS):
+        return x
+    kind = np.asarray(x).dtype.kind if t is not np.ndarray else x.dtype.kind
+    if kind not in _NUMERIC_KINDS:
+        raise FxadTypeError(
+            f"{where}: output leaf {i} is a {t.__name__} ({x!r:.60}), not a numeric array or "
+            "number. A transformed function's outputs must be arrays or numbers; return "
+            "other values as auxiliary data (has_aux=True) or outside the function.")
+    return x
+
+
+class BoundedCache:
+    """A thread-safe least-recently-used map with at most `size` entries: every cache in fxad
+    is one, so none grows without bound and concurrent use never corrupts it. Callers key on
+    types, shapes and programs, never on user functions or arrays (which it would keep
+    alive)."""
+    __slots__ = ("size", "_data", "_lock")
+
+    def __init__(self, size=64):
+        self.size = size
+        self._data = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key, default=None):
+        with self._lock:
+            try:
+                self._data.move_to_end(key)
+            except KeyError:
+                return default
+            return self._data[key]
+
+    def __contains__(self, key):
+        with self._lock:
+            return key in self._data
+
+    def __setitem__(self, key, value):
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def __len__(self):
+        return len(self._data)
+
+    def clear(self):
+        with self._lock:
+            self._data.clear()
 
 
 def is_float(dtype) -> bool:
@@ -110,18 +177,53 @@ def is_float(dtype) -> bool:
 # Primitives
 # ---------------------------------------------------------------------------------------------
 
-class Primitive:
-    """An operation with rules: impl (NumPy), abstract_eval (shape), jvp, transpose, batch."""
+_primitives = []  # every Primitive defined, in order (module-level singletons)
 
-    def __init__(self, name, multiple_results=False):
+
+def primitives():
+    """Every primitive defined so far (for `python -m fxad rules` and its tests)."""
+    return list(_primitives)
+
+
+class Primitive:
+    """An operation and its whole story. Rules are registered with the `def_*` methods (or
+    the helpers in fxad/rules/helpers.py, which call them):
+
+      impl            NumPy evaluation                 def_impl(fn)
+      abstract_eval   shape and dtype rule             def_abstract_eval(fn)
+      jvp             forward-mode rule (every one)    def_jvp(fn)
+      transpose       linear primitives only           def_transpose(fn)
+      batch           vmap rule                        def_batch(fn)
+      lowerings       source for jit's code, by backend   def_lowering(fn, inplace=None)
+      simplify        rewrites taken part in, by pass  def_simplify(pass_name, fn)
+      inline          a call primitive's body (jit)    def_inline(fn)
+
+    `memory` says what the impl's outputs may share memory with, so compiled programs can
+    return results that alias nothing the caller or fxad holds: "fresh" (always newly
+    allocated, referenced by nothing else), "views" (may be views of its operands), or
+    "any" (the default: may be anything, e.g. a constant kept by an inner program).
+    `effectful` primitives (printing, callbacks) are never folded, merged or dropped."""
+
+    def __init__(self, name, multiple_results=False, memory="any", effectful=False):
         self.name = name
         self.multiple_results = multiple_results
+        self.memory = memory
+        self.effectful = effectful
         self.linear = False
         self.impl = None
         self.abstract_eval = None
         self.jvp = None
         self.transpose = None
         self.batch = None
+        self.lowerings = {}  # backend -> fn(ctx, args, **params) -> source expression
+        self.inplace = None  # NumPy ufunc name that can write its result into a dead input
+        self.simplify = {}  # pass name -> rule (fxad/ir/simplify.py says what each pass asks)
+        self.inline = None  # params -> the ClosedJaxpr a call primitive runs
+        # Eager grad derives this primitive's pullback from its JVP rule once per signature
+        # (fxad/interpreters/tape.py); False for rules that need concrete values.
+        self.derivable = True
+        self.module = sys._getframe(1).f_globals.get("__name__")  # where it was defined
+        _primitives.append(self)
 
     def __repr__(self):
         return self.name
@@ -132,6 +234,38 @@ class Primitive:
 
     def def_abstract_eval(self, rule):
         self.abstract_eval = rule
+        return rule
+
+    def def_jvp(self, rule):
+        self.jvp = rule
+        return rule
+
+    def def_transpose(self, rule, linear=True):
+        """The transpose rule of a linear primitive (which marks it linear; `linear=False`
+        for a rule that only explains why the primitive cannot be transposed)."""
+        self.linear = linear
+        self.transpose = rule
+        return rule
+
+    def def_batch(self, rule):
+        self.batch = rule
+        return rule
+
+    def def_lowering(self, rule, backend="numpy", inplace=None):
+        """`rule(ctx, args, **params)` returns the source of a Python expression computing
+        the result from the argument sources `args` (see fxad/ir/codegen.py for `ctx`).
+        `inplace`: a NumPy ufunc name that can take `out=` (elementwise primitives)."""
+        self.lowerings[backend] = rule
+        if inplace is not None:
+            self.inplace = inplace
+        return rule
+
+    def def_simplify(self, pass_name, rule):
+        self.simplify[pass_name] = rule
+        return rule
+
+    def def_inline(self, rule):
+        self.inline = rule
         return rule
 
     def bind(self, *args, **params):
@@ -150,12 +284,31 @@ class Primitive:
         return self.impl(*args, **params)
 
 
-_nan_hook = None  # set by fxad.debug while NaN checking is on: (prim, args, params) -> out
+# --- NaN checking state (fxad.debug has the user API and the check itself) -------------------
+
+_nan_hook = None  # (prim, args, params) -> out, installed while anything wants checking
+_nan_global = False  # config.debug_nans: every thread
+_nan_lock = threading.Lock()
+_nan_enablers = 0  # the global flag (counts 1) + active debug_nans() blocks in all threads
 
 
-def set_nan_hook(hook):
-    global _nan_hook
-    _nan_hook = hook
+def set_nan_checking(hook, *, global_flag=None, thread_delta=0):
+    """Turn NaN checking on or off for every thread (`global_flag`) or this thread
+    (`thread_delta` = +1 entering a debug_nans block, -1 leaving it). `hook` sits in bind
+    while anything anywhere checks; with nothing checking, bind pays nothing."""
+    global _nan_hook, _nan_global, _nan_enablers
+    with _nan_lock:
+        if global_flag is not None and global_flag != _nan_global:
+            _nan_global = global_flag
+            _nan_enablers += 1 if global_flag else -1
+        _state.nan_depth += thread_delta
+        _nan_enablers += thread_delta
+        _nan_hook = hook if _nan_enablers else None
+
+
+def nan_checking() -> bool:
+    """Is NaN checking on for this thread?"""
+    return _nan_hook is not None and (_nan_global or _state.nan_depth > 0)
 
 
 def missing_rule(kind: str, prim: Primitive):
@@ -168,8 +321,10 @@ def missing_rule(kind: str, prim: Primitive):
 
 class Trace:
     """One active transformation. `level` orders traces: the highest among the arguments
-    processes a primitive. `name` appears in error messages ('jvp', 'linearize', ...)."""
+    processes a primitive. `name` appears in error messages ('jvp', 'linearize', ...).
+    `differentiates`: its tracers carry derivatives (float() of one would drop them)."""
     kind = "trace"
+    differentiates = False
 
     def __init__(self, level, name=None):
         self.level = level
@@ -187,6 +342,7 @@ class _ThreadState(threading.local):
     def __init__(self):
         self.stack = []
         self.source = None  # the custom rule being run, recorded on staged equations
+        self.nan_depth = 0  # nesting depth of debug_nans() blocks in this thread
 
 
 _state = _ThreadState()
@@ -297,7 +453,7 @@ class Tracer:
 
     def _scalar(self, conv, name):
         self._check_alive(name)
-        if is_float(self.dtype) and self._trace.kind == "jvp":
+        if is_float(self.dtype) and self._trace.differentiates:
             raise ConcretizationError(
                 f"{name}() of a traced value under '{self._trace.name}' would drop its "
                 f"derivative ({self.aval.str_short()}). Keep it an array (fxad.numpy ops work "
@@ -327,6 +483,19 @@ class Tracer:
 
     def __hash__(self):
         raise TypeError("traced arrays are unhashable")
+
+    # A traced value is immutable, so a copy is the value itself: the same tracer of the
+    # same trace (copy.copy/deepcopy must not detach it from its transformation).
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise FxadTypeError(f"a traced value ({self.aval.str_short()}, under "
+                            f"'{self._trace.name}') cannot be pickled; pickle concrete "
+                            "arrays outside the transformation")
 
     def __setitem__(self, idx, value):
         raise FxadTypeError("traced arrays are immutable: x[idx] = v cannot be traced. Use the "

@@ -1,4 +1,6 @@
 """custom_jvp and custom_vjp: user-written derivative rules that compose with everything.
+(The primitives and their rules are in fxad/rules/custom.py; this is the user's side:
+decorators, argument handling, checks of what the rules return, checkpoint.)
 
 custom_jvp: the call is the primitive `custom_jvp_call`; its JVP rule runs the user's rule.
 Reverse mode needs nothing more: linearize stages the rule's tangent computation, which
@@ -16,25 +18,55 @@ stages one `custom_lin` equation, linear in the tangents:
 from __future__ import annotations
 
 import functools
-from typing import Callable
+import inspect
+from typing import Any, Callable
 
 import numpy as np
 
-from .core import Primitive, ShapedArray, avals_key, get_aval, rule_source
-from .errors import ConcretizationError, FxadTypeError, TracerArrayConversionError
-from .interpreters.jvp import Zero, instantiate, jvp_flat
+from .core import ShapedArray, Tracer, avals_key, get_aval
+from .errors import FxadTypeError
+from .interpreters.transpose import vjp_flat
 from .ir.staging import stage
+from .rules.custom import custom_jvp_call_p, custom_vjp_call_p
+from .rules.custom_linear import linear_call as _linear_call
 from .rules.helpers import unbroadcast
 from .tree_util import tree_flatten, tree_unflatten
 
 
-def _out_avals(fun, avals):
-    """Output avals of a flat function, by staging it once per input signature."""
-    cache = fun.__dict__.setdefault("_fxad_avals", {})
-    key = tuple(avals)
-    if key not in cache:
-        cache[key] = [ShapedArray(a.shape, a.dtype) for a in stage(fun, avals).out_avals]
-    return cache[key]
+def _signature(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):  # a builtin or C function: positional calls only
+        return None
+
+
+def resolve_args(sig, args, kwargs, name):
+    """The call's arguments as positional ones, defaults filled in (JAX resolves them the
+    same way), so nondiff_argnums and the rules' (primals, tangents) see one layout however
+    the function was called. (A non-numeric default, say a string, must therefore be in
+    nondiff_argnums, as in JAX.)"""
+    if sig is None:
+        if kwargs:
+            raise FxadTypeError(f"'{name}' was called with keyword arguments, but its "
+                                "signature cannot be inspected; pass them positionally")
+        return args
+    if not kwargs and len(args) >= _n_positional(sig):
+        return args
+    try:
+        ba = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise FxadTypeError(f"'{name}'{sig}: {e}") from None
+    ba.apply_defaults()
+    if ba.kwargs:
+        raise FxadTypeError(f"'{name}' got keyword-only arguments {sorted(ba.kwargs)}, which "
+                            "custom rules cannot pass on; make them positional parameters or "
+                            "bind them first with functools.partial")
+    return ba.args
+
+
+def _n_positional(sig):
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+               for p in sig.parameters.values())
 
 
 def _split_nondiff(args, nondiff):
@@ -98,31 +130,6 @@ def _check_primal_out(obj, fname, rule, out_leaves, out_tree, sig_args):
 
 # --- custom_jvp -------------------------------------------------------------------------------
 
-custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
-custom_jvp_call_p.def_impl(lambda *args, fun, jvp, name: fun(*args))
-custom_jvp_call_p.def_abstract_eval(lambda *avals, fun, jvp, name: _out_avals(fun, list(avals)))
-
-
-def _custom_jvp_jvp(primals, tangents, fun, jvp, name):
-    tangents = [instantiate(t) for t in tangents]
-    with rule_source(name):
-        outs, touts = jvp(primals, tangents)
-    return outs, touts
-
-
-def _custom_jvp_batch(vals, dims, fun, jvp, name):
-    from .api import vmap
-    fun_b = lambda *a: vmap(fun, in_axes=tuple(dims))(*a)  # noqa: E731
-    jvp_b = lambda p, t: vmap(lambda p_, t_: list(jvp(p_, t_)),  # noqa: E731
-                              in_axes=(list(dims), list(dims)))(list(p), list(t))
-    outs = custom_jvp_call_p.bind(*vals, fun=fun_b, jvp=jvp_b, name=name)
-    return outs, [0] * len(outs)
-
-
-custom_jvp_call_p.jvp = _custom_jvp_jvp
-custom_jvp_call_p.batch = _custom_jvp_batch
-
-
 class custom_jvp:
     """A function with a custom JVP rule: `@custom_jvp def f(x): ...`, then
     `@f.defjvp def f_jvp(primals, tangents): return f(*primals), tangent_out`."""
@@ -132,6 +139,7 @@ class custom_jvp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
         self._signatures = {}
+        self._sig = _signature(fun)
         functools.update_wrapper(self, fun)
 
     def defjvp(self, jvp: Callable) -> Callable:
@@ -154,11 +162,12 @@ class custom_jvp:
         self.jvp = jvp
         return rules
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "custom_jvp")
         if self.jvp is None:
             raise FxadTypeError(f"custom_jvp function '{name}' has no JVP rule; define one "
                                 f"with @{name}.defjvp")
+        args = resolve_args(self._sig, args, kwargs, name)
         nd_vals, dyn = _split_nondiff(args, self.nondiff_argnums)
         leaves, in_tree = tree_flatten(tuple(dyn))
         store = {}
@@ -189,96 +198,6 @@ class custom_jvp:
 
 # --- custom_vjp -------------------------------------------------------------------------------
 
-custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
-custom_vjp_call_p.def_impl(lambda *args, fun, fwd, bwd, name: fun(*args))
-custom_vjp_call_p.def_abstract_eval(
-    lambda *avals, fun, fwd, bwd, name: _out_avals(fun, list(avals)))
-
-
-def _custom_vjp_jvp(primals, tangents, fun, fwd, bwd, name):
-    outs, residuals = fwd(*primals)
-    outs, residuals = list(outs), list(residuals)
-    nz = tuple(type(t) is not Zero for t in tangents)
-    if not any(nz):
-        return outs, [Zero(get_aval(o)) for o in outs]
-    # Only the non-zero tangents enter the linear program (no zero arrays as residuals).
-    touts = custom_lin_p.bind(*primals, *residuals, *[t for t in tangents if type(t) is not Zero],
-                              fwd=fwd, bwd=bwd, n_p=len(primals), n_res=len(residuals), nz=nz,
-                              out_avals=tuple(ShapedArray(get_aval(o).shape, get_aval(o).dtype)
-                                              for o in outs), name=name)
-    return outs, touts
-
-
-def _custom_vjp_batch(vals, dims, fun, fwd, bwd, name):
-    from .api import vmap
-    from . import lax
-    dims = tuple(dims)
-    fun_b = lambda *a: vmap(fun, in_axes=dims)(*a)  # noqa: E731
-    fwd_b = lambda *a: vmap(lambda *x: tuple(map(list, fwd(*x))), in_axes=dims)(*a)  # noqa: E731
-
-    def bwd_b(residuals, cts, needed=None):
-        cts_in = vmap(lambda r, c: bwd(r, c, needed))(list(residuals), list(cts))
-        # batched at 0: sum over the batch for unbatched inputs, else back to their axis
-        return [None if c is None else lax.reduce_sum(c, (0,)) if d is None else _move(c, 0, d)
-                for c, d in zip(cts_in, dims)]
-    outs = custom_vjp_call_p.bind(*vals, fun=fun_b, fwd=fwd_b, bwd=bwd_b, name=name)
-    return outs, [0] * len(outs)
-
-
-def _move(x, src, dst):
-    from .interpreters.batching import moveaxis
-    return moveaxis(x, src, dst)
-
-
-custom_vjp_call_p.jvp = _custom_vjp_jvp
-custom_vjp_call_p.batch = _custom_vjp_batch
-
-
-def _custom_lin_impl(*args, fwd, bwd, n_p, n_res, nz, out_avals, name):
-    """Forward evaluation of the linear map: the JVP of fwd's primal outputs. If fwd cannot
-    be traced (it calls opaque NumPy), the transpose of bwd, which is linear in its cotangent
-    argument, gives the same map."""
-    primals, residuals = args[:n_p], list(args[n_p:n_p + n_res])
-    it = iter(args[n_p + n_res:])
-    tangents = [next(it) if m else Zero(get_aval(p)) for p, m in zip(primals, nz)]
-    try:
-        _, touts = jvp_flat(lambda *p: list(fwd(*p)[0]), list(primals), tangents,
-                            name=f"jvp of {name} fwd")
-    except (TracerArrayConversionError, ConcretizationError):
-        from .api import linear_transpose
-        cts0 = [np.zeros(a.shape, a.dtype) for a in out_avals]
-        forward = linear_transpose(lambda cts: bwd(residuals, list(cts)), cts0)
-        touts = forward([instantiate(t) for t in tangents])[0]
-    return [instantiate(t) for t in touts]
-
-
-def _custom_lin_jvp(primals, tangents, **params):
-    outs, touts = jvp_flat(lambda *a: _custom_lin_impl(*a, **params), list(primals),
-                           list(tangents), name="custom_lin jvp")
-    return outs, touts
-
-
-def _custom_lin_transpose(cts, *args, fwd, bwd, n_p, n_res, nz, out_avals, name):
-    residuals = list(args[n_p:n_p + n_res])
-    cts_in = bwd(residuals, [instantiate(c) for c in cts], needed=nz)
-    return [None] * (n_p + n_res) + [c for c, m in zip(cts_in, nz) if m]
-
-
-def _custom_lin_batch(vals, dims, **params):
-    from .api import vmap
-    outs = vmap(lambda *a: _custom_lin_impl(*a, **params), in_axes=tuple(dims))(*vals)
-    return outs, [0] * len(outs)
-
-
-custom_lin_p = Primitive("custom_lin", multiple_results=True)
-custom_lin_p.def_impl(_custom_lin_impl)
-custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
-custom_lin_p.jvp = _custom_lin_jvp
-custom_lin_p.linear = True  # in its tangent operands; primals and residuals are constants
-custom_lin_p.transpose = _custom_lin_transpose
-custom_lin_p.batch = _custom_lin_batch
-
-
 class custom_vjp:
     """A function with a custom VJP: `f.defvjp(fwd, bwd)` with `fwd(*args) -> (out, res)`
     (res: any pytree) and `bwd(res, ct) -> tuple of cotangents, one per argument`."""
@@ -288,6 +207,7 @@ class custom_vjp:
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
         self._signatures = {}
+        self._sig = _signature(fun)
         self._check_fwd = True  # off for checkpoint, whose fwd is fun itself
         self._remat = None  # checkpoint's function: its bwd differentiates only what is needed
         functools.update_wrapper(self, fun)
@@ -296,11 +216,12 @@ class custom_vjp:
         self.fwd, self.bwd = fwd, bwd
         return fwd, bwd
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "custom_vjp")
         if self.fwd is None:
             raise FxadTypeError(f"custom_vjp function '{name}' has no rule; define one with "
                                 f"{name}.defvjp(fwd, bwd)")
+        args = resolve_args(self._sig, args, kwargs, name)
         nondiff = self.nondiff_argnums
         nd_vals, dyn = _split_nondiff(args, nondiff)
         leaves, in_tree = tree_flatten(tuple(dyn))
@@ -374,18 +295,16 @@ def checkpoint(fun: Callable, policy: None = None) -> Callable:
         raise NotImplementedError("checkpoint policies are not implemented yet; "
                                   "policy=None recomputes everything inside the function")
 
-    @functools.wraps(fun)
-    def wrapped(*args):
-        return _remat(fun)(*args)
-    return wrapped
-
-
-@functools.lru_cache(maxsize=256)
-def _remat(fun):
+    # Built once per checkpoint() call and owned by the wrapper (no global cache that would
+    # keep user closures alive).
     f = custom_vjp(fun)
     f._check_fwd, f._remat = False, fun
     f.defvjp(lambda *args: (fun(*args), args), None)  # the backward pass is _remat_bwd
-    return f
+
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+        return f(*args, **kwargs)
+    return wrapped
 
 
 def _remat_bwd(fun, full, leaves, ct, needed=None):
@@ -393,15 +312,15 @@ def _remat_bwd(fun, full, leaves, ct, needed=None):
     and differentiate it with respect to the inputs that carry tangents (`needed`, per leaf;
     None: all) only, so e.g. d/dx of a block that takes its weights as arguments builds no
     weight cotangents. Entries not needed are None."""
-    from .api import vjp
     idx = [i for i, m in enumerate(needed) if m] if needed is not None else range(len(leaves))
 
     def part(*sub):
         xs = list(leaves)
         for i, x in zip(idx, sub):
             xs[i] = x
-        return fun(*full(xs))
-    got = vjp(part, *[leaves[i] for i in idx])[1](ct)
+        return tree_flatten(fun(*full(xs)))[0]
+    _, pullback, _ = vjp_flat(part, [leaves[i] for i in idx], name="checkpoint")
+    got = pullback(tree_flatten(ct)[0])
     out = [None] * len(leaves)
     for i, c in zip(idx, got):
         out[i] = c
@@ -409,3 +328,38 @@ def _remat_bwd(fun, full, leaves, ct, needed=None):
 
 
 remat = checkpoint
+
+
+def linear_call(fun: Callable, fun_transpose: Callable, residual_args: Any,
+                linear_args: Any) -> Any:
+    """fun(residual_args, linear_args), linear in linear_args, with the transpose given:
+    fun_transpose(residual_args, out_cotangent) -> cotangent of linear_args (JAX's API).
+    Reverse mode uses fun_transpose instead of transposing fun; derivatives in
+    residual_args differentiate fun (and fun_transpose), so write both with fxad
+    operations if the residuals carry derivatives (fxad/rules/custom_linear.py)."""
+    name = getattr(fun, "__name__", "linear_call")
+    res, res_tree = tree_flatten(residual_args)
+    lin, lin_tree = tree_flatten(linear_args)
+    res, lin = [_as_value(x) for x in res], [_as_value(x) for x in lin]
+    n_res, store = len(res), {}
+
+    def flat_fun(*args):
+        out, store["out"] = tree_flatten(fun(tree_unflatten(res_tree, args[:n_res]),
+                                             tree_unflatten(lin_tree, args[n_res:])))
+        return out
+
+    def flat_transpose(*args):
+        ct = tree_unflatten(store["out"], args[n_res:])
+        got, tree = tree_flatten(fun_transpose(tree_unflatten(res_tree, args[:n_res]), ct))
+        if tree != lin_tree:
+            raise FxadTypeError(f"the transpose of '{name}' returned {tree}, expected the "
+                                f"structure of linear_args, {lin_tree}")
+        return got
+    avals = [ShapedArray(get_aval(x).shape, get_aval(x).dtype) for x in res + lin]
+    out_avals = [ShapedArray(a.shape, a.dtype) for a in stage(flat_fun, avals).out_avals]
+    outs = _linear_call(flat_fun, flat_transpose, n_res, out_avals, name, *res, *lin)
+    return tree_unflatten(store["out"], outs)
+
+
+def _as_value(x):
+    return x if isinstance(x, (Tracer, np.ndarray)) else np.asarray(x)

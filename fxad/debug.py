@@ -3,61 +3,48 @@
 `FloatingPointError`, naming the primitive and the user's source line.
 
 Every concrete value fxad computes comes from a primitive's impl, called from `bind`'s eager
-path, so that is the one place checked. Compiled programs (jit, loop and branch bodies) run
-one NumPy call per equation with no such hook, so while checking is on they are evaluated
-equation by equation instead (slower, but it can name the primitive).
+path, so that is the one place checked (the switches live in fxad.core). Compiled programs
+(jit, loop and branch bodies) run one NumPy call per equation with no such hook, so while
+checking is on they are evaluated equation by equation instead (slower, but it can name the
+primitive).
 """
 from __future__ import annotations
 
 import os
 import sys
-import threading
 from contextlib import contextmanager
 
 import numpy as np
 
 from . import core
+from .interpreters import tape
 
 _FXAD_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-class _Local(threading.local):
-    def __init__(self):
-        self.depth = 0  # nesting depth of debug_nans() blocks in this thread
-
-
-_local = _Local()
-_lock = threading.Lock()
-_enablers = 0  # global flag (counts 1) + active debug_nans() blocks in all threads
-
-
 class Config:
-    """Library-wide switches. `fxad.config.debug_nans = True` checks every thread."""
+    """Library-wide switches. `fxad.config.debug_nans = True` checks every thread;
+    `fxad.config.eager_tape = False` makes eager grad/vjp take the staged path (linearize,
+    then transpose) instead of the tape of derived pullbacks (for comparisons and tests)."""
 
-    def __init__(self):
-        self._debug_nans = False
+    @property
+    def eager_tape(self) -> bool:
+        return tape.enabled[0]
+
+    @eager_tape.setter
+    def eager_tape(self, on: bool):
+        tape.enabled[0] = bool(on)
 
     @property
     def debug_nans(self) -> bool:
-        return self._debug_nans
+        return core._nan_global
 
     @debug_nans.setter
     def debug_nans(self, on: bool):
-        on = bool(on)
-        if on != self._debug_nans:
-            self._debug_nans = on
-            _count(1 if on else -1)
+        core.set_nan_checking(_checked_impl, global_flag=bool(on))
 
 
 config = Config()
-
-
-def _count(delta):
-    """Install the hook in `bind` while anything wants checking; remove it (zero cost) after."""
-    global _enablers
-    with _lock:
-        _enablers += delta
-        core.set_nan_hook(_checked_impl if _enablers else None)
 
 
 @contextmanager
@@ -67,17 +54,11 @@ def debug_nans(enabled: bool = True):
     if not enabled:
         yield
         return
-    _local.depth += 1
-    _count(1)
+    core.set_nan_checking(_checked_impl, thread_delta=1)
     try:
         yield
     finally:
-        _local.depth -= 1
-        _count(-1)
-
-
-def checking() -> bool:
-    return config.debug_nans or _local.depth > 0
+        core.set_nan_checking(_checked_impl, thread_delta=-1)
 
 
 def _has_nan(x) -> bool:
@@ -97,7 +78,7 @@ def _user_line():
 
 def _checked_impl(prim, args, params):
     out = prim.impl(*args, **params)
-    if checking() and _has_nan(out) and not _has_nan(args):
+    if core.nan_checking() and _has_nan(out) and not _has_nan(args):
         where = _user_line()
         raise FloatingPointError(
             f"debug_nans: primitive '{prim.name}' produced a NaN from NaN-free inputs"

@@ -25,6 +25,11 @@ class TracerArrayConversionError(FxadError, TypeError):
     """np.asarray / __array__ of a tracer: NumPy cannot see a traced value."""
 
 
+class OpaqueFunctionError(FxadError, TypeError):
+    """A transformation needs to see inside an opaque function (pure_callback) to
+    differentiate it; a custom_jvp or custom_vjp around it gives the derivative."""
+
+
 class RuleNotImplementedError(FxadError, NotImplementedError):
     """A primitive lacks the rule a transformation needs."""
 

@@ -1,92 +1,24 @@
 """jit: stage a function to a jaxpr once per signature, simplify it, generate NumPy code.
 
-A jitted call is the primitive `jit` (a call primitive whose parameter is the jaxpr), so every
-transformation understands it:
-  impl       run the compiled program
-  JVP        the JVP of the body, split by partial evaluation into a known program (primal
-             outputs + residuals, compiled and run now) and an unknown, linear one (tangents)
-  transpose  the backward pass of the (linear) body
-  batching   the vmap of the body, staged and compiled as a new jitted program
+A jitted call is the call primitive `jit` (fxad/rules/call.py), whose parameter is the staged
+program, so every transformation understands it. This module is the user-facing decorator:
+signatures, static arguments, the caches.
 """
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, Sequence
-from collections import OrderedDict
 
 import numpy as np
 
-from .core import _PY_SCALARS, Primitive, ShapedArray, Tracer, avals_key, get_aval
-from .errors import FxadTypeError
-from .interpreters.jvp import Zero, jvp_jaxpr
-from .interpreters.partial_eval import partial_eval_jaxpr
-from .interpreters.transpose import backward_pass, is_undefined
+from .core import _PY_SCALARS, BoundedCache, Tracer, avals_key, check_output, get_aval
+from .errors import FxadTypeError, FxadValueError
 from .ir.codegen import compiled_for
-from .ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from .ir.jaxpr import ClosedJaxpr, Jaxpr
 from .ir.staging import stage
+from .rules.call import jit_p
 from .tree_util import tree_flatten, tree_unflatten
-
-jit_p = Primitive("jit", multiple_results=True)
-jit_p.def_impl(lambda *args, jaxpr, name: list(compiled_for(jaxpr)(*args)))
-jit_p.def_abstract_eval(lambda *avals, jaxpr, name: [ShapedArray(a.shape, a.dtype)
-                                                     for a in jaxpr.out_avals])
-
-
-def _call(jaxpr):
-    return lambda *args: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
-
-
-def _jvp_split(jaxpr, nonzero):
-    """(known, unknown, out_nonzero, n_res) for the JVP of `jaxpr` with tangents for the
-    inputs marked in `nonzero`; cached on the jaxpr."""
-    key = ("jvp", tuple(nonzero))
-    hit = jaxpr.cache.get(key)
-    if hit is None:
-        jvp_closed, out_nz = jvp_jaxpr(jaxpr, nonzero)
-        n, n_out = len(jaxpr.in_avals), len(jaxpr.out_avals)
-        known, unknown, out_unknown, n_res = partial_eval_jaxpr(
-            jvp_closed, [False] * n + [True] * sum(nonzero),
-            [False] * n_out + [True] * sum(out_nz))
-        if any(out_unknown[:n_out]):  # a rule bug, not a user error: say so plainly
-            raise AssertionError("fxad internal error: in the JVP of a jitted function a "
-                                 "primal output depends on a tangent")
-        hit = jaxpr.cache[key] = (known, unknown, out_nz, n_res)
-    return hit
-
-
-def _jit_jvp(primals, tangents, jaxpr, name):
-    nonzero = [type(t) is not Zero for t in tangents]
-    known, unknown, out_nz, n_res = _jvp_split(jaxpr, nonzero)
-    res = jit_p.bind(*primals, jaxpr=known, name=name)
-    n_out = len(res) - n_res
-    outs, residuals = res[:n_out], res[n_out:]
-    nz_tangents = [t for t in tangents if type(t) is not Zero]
-    touts = iter(jit_p.bind(*residuals, *nz_tangents, jaxpr=unknown, name=name + "_lin")
-                 if unknown.jaxpr.outvars else [])
-    return outs, [next(touts) if nz else Zero(get_aval(o)) for o, nz in zip(outs, out_nz)]
-
-
-def _jit_transpose(cts, *args, jaxpr, name):
-    cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, cts, args=list(args))
-    return [ct if is_undefined(a) else None for ct, a in zip(cts_in, args)]
-
-
-def _jit_batch(vals, dims, jaxpr, name):
-    from .api import vmap
-    key = ("vmap", tuple(dims), tuple(get_aval(v).shape for v in vals))
-    batched = jaxpr.cache.get(key)
-    if batched is None:
-        batched = jaxpr.cache[key] = stage(
-            lambda *a: vmap(_call(jaxpr), in_axes=tuple(dims))(*a),
-            [get_aval(v) for v in vals], name="jit vmap")
-    return jit_p.bind(*vals, jaxpr=batched, name=name), [0] * len(jaxpr.out_avals)
-
-
-jit_p.jvp = _jit_jvp
-jit_p.linear = True  # linear in the inputs that a linear program passes it (see transpose)
-jit_p.transpose = _jit_transpose
-jit_p.batch = _jit_batch
-
 
 # --- the user-facing decorator ----------------------------------------------------------------
 
@@ -110,7 +42,7 @@ class Lowered:
 
     def __init__(self, jaxpr):
         self.jaxpr = jaxpr
-        self.compiled = compiled_for(jaxpr)
+        self.compiled = compiled_for(jaxpr, boundary=True)
 
     def as_text(self):
         return self.compiled.source
@@ -123,29 +55,90 @@ def _static_key(v, i):
     try:
         hash(v)
     except TypeError:
-        raise FxadTypeError(f"jit: static argument {i} of type {type(v).__name__} is not "
+        raise FxadTypeError(f"jit: static argument {i!r} of type {type(v).__name__} is not "
                             "hashable; static arguments are part of the cache key. Pass a "
                             "tuple instead of a list, or make it a regular (traced) "
                             "argument.") from None
     return (type(v), v)
 
 
+def _as_tuple(x, kind, what):
+    xs = (x,) if isinstance(x, kind) or not isinstance(x, (tuple, list)) else tuple(x)
+    for v in xs:
+        if not isinstance(v, kind) or isinstance(v, bool):
+            raise FxadTypeError(f"jit: {what} must be {kind.__name__}s, got {v!r}")
+    return xs
+
+
+def _resolve_static(fun, nums, names):
+    """(static_argnums, static_argnames, strict): each static argument named both ways, so
+    it is static whether passed by position or by keyword (JAX does the same), checked
+    against fun's signature when it has one; `strict` is False when the signature cannot
+    be known (then positions are checked against each call instead)."""
+    fname = getattr(fun, "__name__", "the function")
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        return nums, names, False
+    params = list(sig.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    var_pos = any(p.kind == p.VAR_POSITIONAL for p in params)
+    var_kw = any(p.kind == p.VAR_KEYWORD for p in params)
+    n = len(positional)
+    if not var_pos:
+        for i in nums:
+            if not -n <= i < n:
+                raise FxadValueError(
+                    f"jit: static_argnums contains {i}, but {fname} takes {n} positional "
+                    f"argument{'s' if n != 1 else ''}; static_argnums are positions of its "
+                    "parameters (counting from 0)")
+        nums = tuple(i % n for i in nums)
+    for name in names:
+        p = sig.parameters.get(name)
+        if (p is None and not var_kw) or (p is not None and p.kind in (p.VAR_POSITIONAL,
+                                                                        p.VAR_KEYWORD)):
+            raise FxadValueError(f"jit: static_argnames contains {name!r}, which is not a "
+                                 f"named parameter of {fname}{sig}")
+    by_name = tuple(i for i, p in enumerate(positional) if p.name in names)
+    by_num = tuple(positional[i].name for i in nums
+                   if 0 <= i < n and positional[i].kind == positional[i].POSITIONAL_OR_KEYWORD)
+    return (tuple(dict.fromkeys(nums + by_name)), tuple(dict.fromkeys(names + by_num)),
+            not var_pos)
+
+
 class _Jitted:
     CACHE_SIZE = 64  # signatures kept per function (least recently used dropped)
 
     def __init__(self, fun, static_argnums, static_argnames):
+        if not callable(fun):
+            raise FxadTypeError(f"jit expects a function, got {type(fun).__name__}")
         self.fun = fun
-        self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) \
-            else tuple(static_argnums)
-        self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) \
-            else tuple(static_argnames)
-        self.cache = OrderedDict()
-        self.fast = {}  # _fast_key's key -> (compiled program, output tree), for repeat calls
+        self.static_argnums, self.static_argnames, self._strict = _resolve_static(
+            fun, _as_tuple(static_argnums, int, "static_argnums"),
+            _as_tuple(static_argnames, str, "static_argnames"))
+        self.cache = BoundedCache(self.CACHE_SIZE)
+        self.fast = BoundedCache(self.CACHE_SIZE)  # _fast_key -> (compiled, output tree)
         functools.update_wrapper(self, fun)
+
+    def __get__(self, obj, objtype=None):
+        """A jitted function in a class body binds to the instance like a plain function."""
+        return self if obj is None else _BoundJitted(self, obj)
+
+    def _static_positions(self, n):
+        static = []
+        for i in self.static_argnums:
+            if -n <= i < n:
+                static.append(i % n)
+            elif not self._strict:
+                raise FxadValueError(
+                    f"jit: static_argnums contains {i}, but this call of "
+                    f"{getattr(self.fun, '__name__', 'the function')} passed {n} positional "
+                    "argument(s); pass that argument positionally, or fix static_argnums")
+        return tuple(static)
 
     def _prepare(self, args, kwargs):
         n = len(args)
-        static = tuple(i % n for i in self.static_argnums if -n <= i < n)
+        static = self._static_positions(n)
         dyn_args = [a for i, a in enumerate(args) if i not in static]
         dyn_kw = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         flat, in_tree = tree_flatten((dyn_args, dyn_kw))
@@ -168,16 +161,14 @@ class _Jitted:
                 full = [args[i] if i in static else next(it) for i in range(n)]
                 kw = dict(d_kw, **{k: kwargs[k] for k in kwargs if k in self.static_argnames})
                 out_leaves, store["out"] = tree_flatten(self.fun(*full, **kw))
-                return out_leaves
+                return [check_output(o, i, "jit") for i, o in enumerate(out_leaves)]
             closed, lifted = _lift_tracer_consts(stage(flat_fun, avals, name="jit"))
-            entry = (closed, store["out"])
+            # Closed-over arrays are snapshotted now (JAX's rule): the cached program does
+            # not see later in-place changes to them.
+            entry = (closed.snapshot(), store["out"])
             if lifted:  # closes over an outer transformation's values: valid for this call only
                 return entry, lifted + flat
             self.cache[key] = entry
-            if len(self.cache) > self.CACHE_SIZE:
-                self.cache.popitem(last=False)
-        else:
-            self.cache.move_to_end(key)
         return entry, flat
 
     def __call__(self, *args, **kwargs):
@@ -192,19 +183,32 @@ class _Jitted:
         outs = jit_p.bind(*flat, jaxpr=closed, name=getattr(self.fun, "__name__", "jit"))
         # Remember the compiled program, unless the call closed over an outer
         # transformation's values (they are passed as extra leading arguments: not cached).
-        if fast is not None and len(flat) == len(fast[1]) and "compiled" in closed.cache:
-            self.fast[key] = (closed.cache["compiled"], out_tree)
-            if len(self.fast) > self.CACHE_SIZE:
-                try:  # drop the oldest; another thread may be changing the dict meanwhile
-                    self.fast.pop(next(iter(self.fast)), None)
-                except (RuntimeError, StopIteration):
-                    pass
+        compiled = closed.cache.get(("compiled", True))
+        if fast is not None and len(flat) == len(fast[1]) and compiled is not None:
+            self.fast[key] = (compiled, out_tree)
         return tree_unflatten(out_tree, [_writeable(o) for o in outs])
 
     def lower(self, *args, **kwargs):
         """The staged and compiled program for these arguments (`.as_text()` shows it)."""
         (closed, _), _ = self._prepare(args, kwargs)
         return Lowered(closed)
+
+
+class _BoundJitted:
+    """A jitted method bound to its instance (what `obj.method` gives for a jitted method)."""
+    __slots__ = ("jitted", "obj")
+
+    def __init__(self, jitted, obj):
+        self.jitted, self.obj = jitted, obj
+
+    def __call__(self, *args, **kwargs):
+        return self.jitted(self.obj, *args, **kwargs)
+
+    def lower(self, *args, **kwargs):
+        return self.jitted.lower(self.obj, *args, **kwargs)
+
+
+_MAX_FAST_DEPTH = 32  # deeper argument nests take the general (iterative) path
 
 
 def _fast_key(args):
@@ -215,10 +219,12 @@ def _fast_key(args):
     dtype (a Python scalar's type), so it determines the tree and the leaves' avals. The
     leaves are those `_prepare` would pass (NumPy scalars as 0-d arrays)."""
     key, leaves = [], []
-    return (tuple(key), leaves) if _walk(args, key, leaves) else None
+    return (tuple(key), leaves) if _walk(args, key, leaves, 0) else None
 
 
-def _walk(xs, key, leaves):
+def _walk(xs, key, leaves, depth):
+    if depth > _MAX_FAST_DEPTH:
+        return False
     for a in xs:
         t = type(a)
         if t is np.ndarray:
@@ -229,7 +235,7 @@ def _walk(xs, key, leaves):
             leaves.append(a)
         elif t is list or t is tuple:
             key.append((t, len(a)))
-            if not _walk(a, key, leaves):
+            if not _walk(a, key, leaves, depth + 1):
                 return False
         elif isinstance(a, np.generic):
             key.append((a.shape, a.dtype))
@@ -252,5 +258,3 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
     if fun is None:
         return lambda f: jit(f, static_argnums, static_argnames)
     return _Jitted(fun, static_argnums, static_argnames)
-
-

@@ -25,11 +25,6 @@ def _zero(x):
     return np.zeros((), get_aval(x).dtype)
 
 
-def relu(x):
-    """max(x, 0) with derivative 0 at 0 (as JAX and PyTorch)."""
-    return lax.select(lax.le(x, 0), _zero(x), x)  # NaN stays NaN, as np.maximum(x, 0)
-
-
 def softplus(x):
     """log(1 + e^x): a primitive (NumPy's logaddexp(x, 0)) whose derivative is logistic(x), so
     it is one transcendental, finite at ±1e300 and smooth at every order."""
@@ -67,30 +62,12 @@ def _shift(x, axis):
 
 
 def logsumexp(x, axis=None, keepdims=False):
-    """log(sum(exp(x))) over `axis`: SciPy's own values; -inf for a slice of -inf (an empty
-    sum), where the gradient is 0 (JAX's is NaN; notes/07_differences.md)."""
-    return _logsumexp(x, axis, None, keepdims)
-
-
-def _logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
-    """scipy.special.logsumexp's signature. b scales the terms: log|sum(b e^a)| (with its sign
-    if return_sign; NaN for a negative sum otherwise), a composite shifted by the max."""
-    from .rules.reductions import logsumexp as _prim
-    from .numpy.linalg import as_float
-    a = as_float(a)
-    axes = _axes(axis, get_aval(a).ndim)
-    if b is None and not return_sign:
-        return _prim(a, axes, keepdims)
-    m = _shift(a if b is None else lax.select(lax.ne(b, 0), a, -np.inf), axes)
-    s = fnp.sum(lax.exp(lax.sub(a, m)) if b is None else lax.mul(b, lax.exp(lax.sub(a, m))),
-                axis=axes, keepdims=True)
-    sign = lax.sign(s)
-    out = lax.add(lax.log(lax.abs(s)), m)
-    if not keepdims:
-        out, sign = fnp.squeeze(out, axis=axes), fnp.squeeze(sign, axis=axes)
-    if return_sign:
-        return out, sign
-    return lax.select(lax.lt(sign, 0), np.nan, out)
+    """log(sum(exp(x))) over `axis`: a primitive with SciPy's own impl; -inf for a slice of
+    -inf (an empty sum), where the gradient is 0 (JAX's is NaN; notes/07_differences.md).
+    scipy.special.logsumexp has b= and return_sign= as well."""
+    from .rules.reductions import logsumexp as _logsumexp
+    x = fnp.asarray(x)
+    return _logsumexp(x, _axes(axis, get_aval(x).ndim), keepdims)
 
 
 def softmax(x, axis=-1):
@@ -163,3 +140,13 @@ def layer_norm(x, gamma=None, beta=None, axis=-1, eps=1e-5):
 def batch_norm(x, gamma=None, beta=None, axis=0, eps=1e-5):
     """Normalize over `axis` (int or tuple; the batch axes) with batch statistics."""
     return _norm(x, gamma, beta, axis, eps)
+
+
+# --- more of jax.nn, in their own modules (issue 19) -----------------------------------------
+from .nn_activations import (  # noqa: E402,F401
+    celu, elu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
+    log1mexp, log_sigmoid, logmeanexp, mish, one_hot, relu6, selu, soft_sign, sparse_plus,
+    sparse_sigmoid, squareplus, standardize, tanh)
+from .nn_activations import relu  # noqa: E402,F401
+from .nn_attention import dot_product_attention  # noqa: E402,F401
+from .nn_pooling import avg_pool, max_pool, min_pool, pool  # noqa: E402,F401

@@ -108,13 +108,26 @@ class PyTreeDef:
             return True
         if not isinstance(other, PyTreeDef):
             return NotImplemented
-        return (self._kind == other._kind and self._type is other._type
-                and self._aux == other._aux and self._children == other._children)
+        stack = [(self, other)]  # iterative: trees may be deeper than Python's stack
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if (a._kind != b._kind or a._type is not b._type or a._aux != b._aux
+                    or len(a._children) != len(b._children)):
+                return False
+            stack.extend(zip(a._children, b._children))
+        return True
 
     def __hash__(self):
-        # Computed lazily so unhashable custom aux data only fails if hashing is needed.
+        # Computed lazily (unhashable custom aux data only fails if hashing is needed), and
+        # bottom-up without recursion.
         if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self._kind, self._type, self._aux, self._children)))
+            for node in reversed(_preorder(self)):
+                if node._hash is None:
+                    object.__setattr__(node, "_hash", hash((
+                        node._kind, node._type, node._aux,
+                        tuple([c._hash for c in node._children]))))
         return self._hash
 
     def children(self) -> list[PyTreeDef]:
@@ -125,13 +138,30 @@ class PyTreeDef:
         if len(leaves) != self.num_leaves:
             raise ValueError(f"Tree structure {self} expects {self.num_leaves} leaves, "
                              f"but {len(leaves)} leaves were given")
-        return self._build(iter(leaves))
+        if self._kind == _LEAF:
+            return leaves[0]
+        if all(c._kind == _LEAF for c in self._children):  # flat containers: the common case
+            return self._node(leaves)
+        # Iterative post-order build: each node's children are built before it.
+        it = iter(leaves)
+        built = []  # values of finished subtrees, in order
+        stack = [(self, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if node._kind == _LEAF:
+                built.append(next(it))
+            elif not expanded:
+                stack.append((node, True))
+                stack.extend((c, False) for c in reversed(node._children))
+            else:
+                n = len(node._children)
+                ch = built[len(built) - n:] if n else []
+                del built[len(built) - n:]
+                built.append(node._node(ch))
+        return built[0]
 
-    def _build(self, it):
+    def _node(self, ch):
         kind = self._kind
-        if kind == _LEAF:
-            return next(it)
-        ch = [c._build(it) for c in self._children]
         if kind == _REG:
             return self._unflat(self._aux, ch)
         if kind == _NT:
@@ -152,34 +182,39 @@ class PyTreeDef:
                              f"  got: {got}") from None
         return out
 
-    def _up_to(self, x, out):
-        if self._kind == _LEAF:
-            out.append(x)
-            return
-        d = _decompose(x)
-        if d is None:
-            raise _Mismatch(f"expected a {self._type.__name__} node, got leaf {x!r}")
-        kind, children, aux, _ = d
-        if kind != self._kind or type(x) is not self._type:
-            raise _Mismatch(f"expected a {self._type.__name__} node, got {type(x).__name__}")
-        if aux != self._aux:
-            raise _Mismatch(f"{self._type.__name__} node metadata differs: expected "
-                            f"{self._aux!r}, got {aux!r}")
-        children = list(children)
-        if len(children) != len(self._children):
-            raise _Mismatch(f"{self._type.__name__} node expected {len(self._children)} "
-                            f"children, got {len(children)}")
-        for td, c in zip(self._children, children):
-            td._up_to(c, out)
+    def _up_to(self, tree, out):
+        stack = [(self, tree)]
+        while stack:
+            td, x = stack.pop()
+            if td._kind == _LEAF:
+                out.append(x)
+                continue
+            d = _decompose(x)
+            if d is None:
+                raise _Mismatch(f"expected a {td._type.__name__} node, got leaf {x!r}")
+            kind, children, aux, _ = d
+            if kind != td._kind or type(x) is not td._type:
+                raise _Mismatch(f"expected a {td._type.__name__} node, got "
+                                f"{type(x).__name__}")
+            if aux != td._aux:
+                raise _Mismatch(f"{td._type.__name__} node metadata differs: expected "
+                                f"{td._aux!r}, got {aux!r}")
+            children = list(children)
+            if len(children) != len(td._children):
+                raise _Mismatch(f"{td._type.__name__} node expected {len(td._children)} "
+                                f"children, got {len(children)}")
+            stack.extend(reversed(list(zip(td._children, children))))
 
     def __repr__(self):
-        return f"PyTreeDef({self._str()})"
+        strs = {}  # node id -> its text, built bottom-up without recursion
+        for node in reversed(_preorder(self)):
+            strs[id(node)] = node._str([strs[id(c)] for c in node._children])
+        return f"PyTreeDef({strs[id(self)]})"
 
-    def _str(self):
+    def _str(self, ch):
         kind, t = self._kind, self._type
         if kind == _LEAF:
             return "*"
-        ch = [c._str() for c in self._children]
         if kind in (_NT, _DC):
             names = t._fields if kind == _NT else self._aux
             return f"{t.__name__}({', '.join(f'{n}={c}' for n, c in zip(names, ch))})"
@@ -193,6 +228,16 @@ class PyTreeDef:
             body = "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(self._aux, ch)) + "}"
             return body if t is dict else f"OrderedDict({body})"
         return f"CustomNode({t.__name__}[{self._aux!r}], [{', '.join(ch)}])"
+
+
+def _preorder(td):
+    """Every node of a treedef, parents before children (iteratively)."""
+    out, stack = [], [td]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(node._children)
+    return out
 
 
 class _Mismatch(Exception):
@@ -213,8 +258,38 @@ def _flatten(x, is_leaf, leaves):
         leaves.append(x)
         return _LEAF_DEF
     kind, children, aux, unflat = d
-    subs = tuple([_flatten(c, is_leaf, leaves) for c in children])
-    return PyTreeDef(kind, type(x), aux, subs, unflat)
+    children = list(children)
+    if all(type(c) in _LEAF_TYPES for c in children) and is_leaf is None:
+        leaves.extend(children)  # a container of arrays and numbers: the common case
+        return PyTreeDef(kind, type(x), aux, (_LEAF_DEF,) * len(children), unflat)
+    return _flatten_deep(x, (kind, children, aux, unflat), is_leaf, leaves)
+
+
+def _flatten_deep(x, d, is_leaf, leaves):
+    """_flatten without recursion, so trees deeper than Python's stack work: a stack of
+    nodes whose children are still being flattened, each with the treedefs done so far."""
+    root = [type(x), d[0], d[2], d[3], list(reversed(d[1])), []]  # type kind aux unflat todo done
+    stack = [root]
+    while True:
+        top = stack[-1]
+        if top[4]:
+            c = top[4].pop()
+            if (is_leaf is not None and is_leaf(c)) or type(c) in _LEAF_TYPES:
+                leaves.append(c)
+                top[5].append(_LEAF_DEF)
+                continue
+            dc = _decompose(c)
+            if dc is None:
+                leaves.append(c)
+                top[5].append(_LEAF_DEF)
+                continue
+            stack.append([type(c), dc[0], dc[2], dc[3], list(reversed(list(dc[1]))), []])
+            continue
+        stack.pop()
+        td = PyTreeDef(top[1], top[0], top[2], tuple(top[5]), top[3])
+        if not stack:
+            return td
+        stack[-1][5].append(td)
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:

@@ -5,11 +5,26 @@
 
 A ```python block runs (the blocks of one file share a namespace; cwd is the repository root);
 a ```bash block runs in a shell there. If the next fenced block is ```text, it holds that
-block's standard output. Memory addresses are ignored when comparing. Blocks fenced as ```py
-are quoted code and are not run.
+block's standard output. Blocks fenced as ```py are quoted code and are not run.
+
+Outputs are compared so that the machine cannot matter: LAPACK/BLAS kernels, CPU instruction
+sets and libm differ in the last bits, and a result that is zero in exact arithmetic prints as
+0. on one machine and -0. on another. So (`same_output`):
+  - memory addresses are ignored, and runs of whitespace (line breaks included) count as one
+    space, none next to a bracket: NumPy pads every element of an array for a minus sign and
+    rewraps it at its width;
+  - every other character must be the same, and so must every integer;
+  - floats (a '.' or an exponent) are compared as numbers: the sign of zero is ignored; they
+    may differ by float noise relative to their size (RTOL); and a last printed digit that is
+    at least the 4th significant one may differ by one, the only way noise at a rounding tie
+    shows in a rounded print. Any other change is a mismatch.
+So a note must not print float noise itself: a result that is zero in exact arithmetic is
+printed rounded (`np.round(x, 4)` prints it as 0. or -0.), and a difference at rounding level
+as a comparison (`err < 1e-12`), never as its value (1e-17 here may be 0.0 or 3e-16 there).
 """
 import contextlib
 import io
+import math
 import os
 import re
 import subprocess
@@ -37,8 +52,54 @@ def blocks(lines):
     return out
 
 
-def norm(s):
-    return re.sub(r"0x[0-9a-f]+", "0x…", s).rstrip()
+# A float as Python and NumPy print it (1.5, -0., 2.5e-05, .5, 1e+300), or a complex number
+# (1.-0.j, 1+2j, 2.5j), not inside a name (x1.5) or a version (1.2.3); integers are text.
+_PART = r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"      # a complex number's part may be an int
+_COMPLEX = rf"[-+]?(?:{_PART}(?=[-+]))?[-+]?{_PART}j"
+FLOAT = re.compile(r"(?<![\w.])(?:" + _COMPLEX +
+                   r"|[-+]?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?)(?![\w.])")
+RTOL = 1e-12        # float noise, relative (far below any digit a note prints)
+LAST_DIGIT = 1e-3   # a last digit this far down (4th significant or later) may be off by one
+
+
+def _unit(tok):
+    """The place value of tok's last printed digit: 1e-4 for 0.7788, 1e-7 for 1.23e-05."""
+    mant, _, exp = tok.lower().partition("e")
+    return 10.0 ** (int(exp or 0) - len(mant.partition(".")[2]))
+
+
+def _skeleton(text):
+    s = re.sub(r"\s+", " ", FLOAT.sub("\0", text)).strip()
+    return re.sub(r"(?<=[\[(]) | (?=[\])])", "", s)
+
+
+def same_number(a, b):
+    """Whether floats printed as a and b can be the same result on two machines."""
+    if a.endswith("j") or b.endswith("j"):  # complex: each part
+        parts = [re.fullmatch(rf"([-+]?{_PART}(?=[-+]))?([-+]?{_PART})j", t) for t in (a, b)]
+        return None not in parts and all(same_number(p.group(k) or "0", q.group(k) or "0")
+                                         for p, q in [parts] for k in (1, 2))
+    x, y = float(a), float(b)
+    if x == y:  # -0. and 0. included
+        return True
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return False
+    d, big = abs(x - y), max(abs(x), abs(y))
+    if d <= RTOL * big:
+        return True
+    u = _unit(a)
+    return u == _unit(b) and u <= LAST_DIGIT * big and d <= u * (1 + 1e-6)
+
+
+def same_output(note, now):
+    """(True, "") if `now` prints what `note` says, else (False, the first difference)."""
+    note, now = (re.sub(r"0x[0-9a-f]+", "0x…", t) for t in (note, now))
+    if _skeleton(note) != _skeleton(now):
+        return False, "the text differs"
+    for a, b in zip(FLOAT.findall(note), FLOAT.findall(now)):
+        if not same_number(a, b):
+            return False, f"the note prints {a}, the code now prints {b}"
+    return True, ""
 
 
 def run_file(path, mode):
@@ -72,9 +133,10 @@ def run_file(path, mode):
             all(not lines[i].strip() for i in range(e + 1, nxt[1]))
         if has_text:
             old = "\n".join(lines[nxt[1] + 1:nxt[2]])
-            if mode == "check" and norm(old) != norm(out):
+            same, why = same_output(old, out)
+            if mode == "check" and not same:
                 ok = False
-                print(f"MISMATCH {path} line {nxt[1] + 1}:\n--- note\n{old}\n--- now\n{out}")
+                print(f"MISMATCH {path} line {nxt[1] + 1} ({why}):\n--- note\n{old}\n--- now\n{out}")
             replacements.append((nxt[1] + 1, nxt[2], out.rstrip("\n").split("\n")))
         elif out.strip():
             print(f"note: {path} line {s + 1}: output with no ```text block:\n{out}")

@@ -1,4 +1,4 @@
-"""The program fuzzer (tests/fuzz.py) in CI: a deterministic few hundred random programs with
+"""The program fuzzer (tests/fuzz/) in CI: a deterministic few hundred random programs with
 every transformation checked against the others, and checks that the fuzzer itself catches a
 rule that is off by 0.1% (in a JVP, a transpose, a batching rule)."""
 from __future__ import annotations
@@ -22,7 +22,7 @@ N_CI = 200  # ~30-40 s on a 2-core machine
 def test_fuzz_programs():
     """Deterministic (derandomized): the same programs on every run. Failures explained by
     a known, reported fxad bug (fuzz.KNOWN_BUGS, empty now) would not be counted;
-    `python tests/fuzz.py` reports them."""
+    `python -m tests.fuzz` reports them."""
     fuzz.run_fuzz(N_CI, skip_known=True)
 
 
@@ -61,7 +61,7 @@ def _generated(n):
 def test_generator_is_valid_and_broad(monkeypatch):
     """Every operation the generator emits runs (no silently skipped slips), the printed
     program is the code that runs, and the op families are all exercised."""
-    monkeypatch.setattr(fuzz, "_STRICT_GENERATOR", True)
+    monkeypatch.setattr(fuzz.generator, "_STRICT_GENERATOR", True)
     progs = _generated(300)
     kinds = Counter(k for p in progs for k in p.ops())
     assert len(kinds) >= 100, sorted(kinds)
@@ -77,6 +77,15 @@ def test_generator_is_valid_and_broad(monkeypatch):
         for got, k in zip(leaves, p.outputs):
             np.testing.assert_allclose(got, p.values[k][0], rtol=1e-12, atol=1e-12)
         assert "def f(" in p.script() and "make_jaxpr" in p.script()
+
+
+def test_makers_keep_the_pinned_order_and_weights():
+    """Makers register themselves; the weighted list reads them in the pinned order (the one
+    seeds were generated with), so a seed still means the same programs."""
+    names = [m.__name__ for m, _ in fuzz.MAKERS]
+    assert names[:len(fuzz.registry.PINNED)] == list(fuzz.registry.PINNED)
+    assert len(set(names)) == len(names)
+    assert all(isinstance(w, int) and w >= 1 for _, w in fuzz.MAKERS)
 
 
 def test_failure_report_shows_program_and_jaxpr():

@@ -3,12 +3,13 @@ batched application to one call of (usually) the same primitive on the whole bat
 
 A rule is `rule(vals, dims, **params) -> (out, out_dim)` (lists for multiple results), where a
 dim is an int axis of that value or None (not batched). Values whose dim is None are left
-unboxed, so work that does not depend on the mapped inputs is done once.
+unboxed, so work that does not depend on the mapped inputs is done once. The helpers rules
+use to move batch axes (moveaxis, broadcast_batched, ...) bind primitives, so they live with
+the rules, in fxad/rules/helpers.py.
 """
 from __future__ import annotations
 
-from ..core import ShapedArray, Trace, Tracer, get_aval, missing_rule
-from .. import lax  # resolved at call time (lax imports the rule files)
+from ..core import ShapedArray, Trace, Tracer, get_aval, missing_rule, new_trace
 
 
 class BatchTracer(Tracer):
@@ -55,77 +56,34 @@ class BatchTrace(Trace):
         return self.box(out, out_dim)
 
 
-# --- helpers for rules -----------------------------------------------------------------------
+# --- entry points ----------------------------------------------------------------------------
 
-def ndim_of(x):
-    return len(get_aval(x).shape)
-
-
-def moveaxis(x, src, dst):
-    """Move axis `src` of a value to position `dst` with the transpose primitive."""
-    nd = ndim_of(x)
-    src, dst = src % nd, dst % nd
-    if src == dst:
-        return x
-    perm = [i for i in range(nd) if i != src]
-    perm.insert(dst, src)
-    return lax.transpose(x, tuple(perm))
+def vmap_flat(fun, args, in_dims, axis_size, name="vmap"):
+    """Run `fun` (flat args -> list of outputs) batched: arguments with a dim in `in_dims`
+    carry that batch axis, the others are shared. Returns (outputs, out_dims), each output's
+    batch axis where the rules left it (None: the output does not depend on the batch).
+    Moving axes is the caller's business (rules/helpers.py has moveaxis)."""
+    with new_trace(BatchTrace, name, axis_size=axis_size) as trace:
+        outs = fun(*[trace.box(x, d) for x, d in zip(args, in_dims)])
+        pairs = [trace.unbox(o) for o in outs]
+    return [v for v, _ in pairs], [d for _, d in pairs]
 
 
-def bdim_to_front(x, d):
-    return x if d == 0 else moveaxis(x, d, 0)
+def batch_jaxpr(closed, in_dims, axis_size, out_dims_fn=None):
+    """A closed jaxpr batched along `in_dims` (its inputs' avals given with their batch
+    axes), staged. Returns (jaxpr, out_dims). `out_dims_fn(outs, dims) -> outs` may move the
+    outputs' axes while staging (then it returns the new dims as its second result)."""
+    from ..ir.jaxpr import eval_jaxpr
+    from ..ir.staging import stage
+    avals = [a if d is None else ShapedArray(a.shape[:d] + (axis_size,) + a.shape[d:], a.dtype)
+             for a, d in zip(closed.in_avals, in_dims)]
+    found = []
 
-
-def broadcast_batched(x, d, size):
-    """A value with its batch axis at 0, broadcasting an unbatched one to `size`."""
-    if d is None:
-        shape = tuple(x.shape) if hasattr(x, "shape") else get_aval(x).shape
-        return lax.broadcast_to(lax.reshape(x, (1,) + shape), (size,) + shape)
-    return bdim_to_front(x, d)
-
-
-def batch_size(vals, dims):
-    for v, d in zip(vals, dims):
-        if d is not None:
-            return v.shape[d] if hasattr(v, "shape") else get_aval(v).shape[d]
-    raise ValueError("no batched operand")
-
-
-def defbatch_elementwise(prim):
-    """Batching for NumPy-broadcasting primitives: batch axes go to the front and operands
-    are aligned by rank; unbatched operands broadcast as they are."""
-    def rule(vals, dims, **params):
-        ranks = [ndim_of(v) - (d is not None) for v, d in zip(vals, dims)]
-        rank = max(ranks)
-        bd = {d for d in dims if d is not None}
-        if len(bd) == 1:
-            d0 = bd.pop()
-            # Fast path: batched operands agree on rank and axis, unbatched ones are scalars.
-            if all((r == rank) if d is not None else r == 0 for r, d in zip(ranks, dims)):
-                return prim.bind(*vals, **params), d0
-        new = []
-        for v, d, r in zip(vals, dims, ranks):
-            if d is not None:
-                v = bdim_to_front(v, d)
-                if r < rank:
-                    shape = v.shape
-                    v = lax.reshape(v, (shape[0],) + (1,) * (rank - r) + tuple(shape[1:]))
-            new.append(v)
-        return prim.bind(*new, **params), 0
-    prim.batch = rule
-
-
-def defbatch_unary_axes(prim, axes_param="axes"):
-    """Batching for one-operand primitives whose params name axes of the operand (reductions,
-    flip, ...): put the batch axis in front and shift the axes by one."""
-    def rule(vals, dims, **params):
-        (x,), (d,) = vals, dims
-        x = bdim_to_front(x, d)
-        axes = params[axes_param]
-        if isinstance(axes, int):
-            params = dict(params, **{axes_param: axes + 1})
-        else:
-            params = dict(params, **{axes_param: tuple(a + 1 for a in axes)})
-        out = prim.bind(x, **params)
-        return out, 0
-    prim.batch = rule
+    def fun(*args):
+        outs, dims = vmap_flat(lambda *a: eval_jaxpr(closed.jaxpr, closed.consts, *a),
+                               list(args), in_dims, axis_size, name="vmap of a jaxpr")
+        if out_dims_fn is not None:
+            outs, dims = out_dims_fn(outs, dims)
+        found[:] = dims
+        return outs
+    return stage(fun, avals, name="vmap of a jaxpr"), found

@@ -56,6 +56,7 @@ class JVPTracer(Tracer):
 
 class JVPTrace(Trace):
     kind = "jvp"
+    differentiates = True
 
     def unbox(self, x):
         if type(x) is JVPTracer and x._trace is self:

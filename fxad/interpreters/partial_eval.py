@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..core import get_aval, is_float, new_trace
 from ..ir.jaxpr import ClosedJaxpr, Jaxpr, Literal
 from ..ir.staging import StagingTrace
-from .jvp import JVPTrace, Zero
+from .jvp import JVPTrace, Zero, jvp_jaxpr
 
 
 class Linearized:
@@ -84,3 +84,21 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate):
                     unknown_eqns, [v for v, u in zip(jaxpr.outvars, out_unknown) if u])
     return ClosedJaxpr(known, closed.consts), ClosedJaxpr(unknown, closed.consts), \
         out_unknown, len(residuals)
+
+
+def linearize_jaxpr(closed: ClosedJaxpr, nonzero, instantiate=False):
+    """The JVP of a closed jaxpr (tangents for the inputs marked `nonzero`), split by partial
+    evaluation: what call, loop and branch primitives need for their own JVP rules.
+
+    Returns (known, linear, out_nonzero, n_res): `known` maps the primal inputs to the primal
+    outputs followed by n_res residuals; `linear` maps (residuals, the nonzero tangents) to
+    the output tangents marked in `out_nonzero` (with `instantiate`, a bool or one per
+    output, symbolic zeros are materialized and count as nonzero)."""
+    jvp_closed, out_nz = jvp_jaxpr(closed, nonzero, instantiate)
+    n, n_out = len(closed.in_avals), len(closed.out_avals)
+    known, linear, out_unknown, n_res = partial_eval_jaxpr(
+        jvp_closed, [False] * n + [True] * sum(nonzero), [False] * n_out + [True] * sum(out_nz))
+    if any(out_unknown[:n_out]):  # a rule bug, not a user error: say so plainly
+        raise AssertionError("fxad internal error: in the JVP of a staged program a primal "
+                             "output depends on a tangent")
+    return known, linear, out_nz, n_res

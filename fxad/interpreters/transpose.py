@@ -7,11 +7,19 @@ equation none of whose outputs received a cotangent is skipped.
 """
 from __future__ import annotations
 
-from ..core import get_aval, missing_rule
+import numpy as np
+
+from ..core import Primitive, get_aval, missing_rule
 from ..errors import FxadTypeError
 from ..ir.jaxpr import Literal
 from .jvp import Zero
-from .. import lax  # resolved at call time (lax imports the rule files)
+from .partial_eval import linearize_flat
+
+# Cotangents flowing into one variable are summed with a primitive of their own (JAX's
+# add_any): operands of one shape and dtype, no broadcasting, so it is linear and its
+# transpose is trivial. Declared here, where the backward pass binds it; its rules are a
+# block in fxad/rules/elementwise.py.
+add_any_p = Primitive("add_any", memory="fresh")
 
 
 class UndefinedPrimal:
@@ -83,7 +91,7 @@ def _accumulate(cts, linear, vars_, new):
         if ct is None or type(ct) is Zero or v not in linear:
             continue
         prev = cts.get(v)
-        cts[v] = ct if prev is None else lax.add(prev, ct)
+        cts[v] = ct if prev is None else add_any_p.bind(prev, ct)
 
 
 def _no_transpose(eqn):
@@ -98,3 +106,21 @@ def _no_transpose(eqn):
 
 def _read(env, v):
     return v.val if type(v) is Literal else env[v]
+
+
+def vjp_flat(fun, primals, name="vjp"):
+    """Reverse mode of a flat function: linearize, then transpose. Returns (outputs, pullback,
+    Linearized), where pullback(output cotangents, None or Zero for none) gives one cotangent
+    per input (zeros for inputs that cannot carry one)."""
+    outs, lin = linearize_flat(fun, primals, name)
+
+    def pullback(cts_out):
+        cts = [ct for ct, m in zip(cts_out, lin.out_mask) if m]
+        cts_in = iter(backward_pass(lin.jaxpr.jaxpr, lin.jaxpr.consts, cts))
+        return [_instantiate(next(cts_in), a) if m else np.zeros(a.shape, a.dtype)
+                for a, m in zip(lin.in_avals, lin.in_mask)]
+    return outs, pullback, lin
+
+
+def _instantiate(ct, aval):
+    return np.zeros(aval.shape, aval.dtype) if type(ct) is Zero else ct

@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from .jaxpr import Literal
+from .vars import Literal
 from .printer import Namer
 
 

@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 
 from ..core import avals_key
-from .jaxpr import ClosedJaxpr, Jaxpr, Literal
+from .jaxpr import ClosedJaxpr, Jaxpr, Literal, holds_user_functions
 
 _SIZE = 512
 _table: OrderedDict = OrderedDict()
@@ -29,8 +29,16 @@ def _canon(x):
         return (type(x), repr(x))  # 0.0 and -0.0 are different programs
     if isinstance(x, (tuple, list)):
         return (type(x),) + tuple(_canon(y) for y in x)
-    if isinstance(x, (ClosedJaxpr, Jaxpr)):
+    if isinstance(x, ClosedJaxpr):
+        if holds_user_functions(x):
+            raise _Unhashable  # see below: never keep user closures alive
         return x  # by identity; the key holds it, so its id cannot be reused
+    if isinstance(x, Jaxpr):
+        raise _Unhashable
+    if callable(x) and not isinstance(x, type):
+        # A user's function (a custom rule, a callback): a body holding one is not interned,
+        # so this table never keeps user closures (and what they capture) alive.
+        raise _Unhashable
     try:
         hash(x)
     except TypeError:

@@ -1,31 +1,11 @@
 """The jaxpr IR: variables, literals, equations, programs; a type checker and an evaluator."""
 from __future__ import annotations
 
-from ..core import ShapedArray
+import numpy as np
+
+from ..core import BoundedCache
 from ..errors import JaxprTypeError
-
-
-class Var:
-    """A variable: identity is the name. Printed names are assigned per jaxpr by the printer."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval: ShapedArray):
-        self.aval = aval
-
-    def __repr__(self):
-        return f"Var({self.aval.str_short()})"
-
-
-class Literal:
-    """A Python scalar written into the program (kept weakly typed, as NumPy treats it)."""
-    __slots__ = ("val", "aval")
-
-    def __init__(self, val, aval: ShapedArray):
-        self.val = val
-        self.aval = aval
-
-    def __repr__(self):
-        return f"Literal({self.val!r})"
+from .vars import Literal, Var  # noqa: F401  (part of the IR's vocabulary, re-exported)
 
 
 class Eqn:
@@ -42,6 +22,27 @@ class Eqn:
 
     def __repr__(self):
         return f"Eqn({self.primitive.name}, {self.invars} -> {self.outvars})"
+
+
+def has_effects(eqn) -> bool:
+    """Must this equation run exactly where and as often as the program says? Yes if its
+    primitive is effectful (a callback), or a program among its parameters (a loop or
+    branch body, a jit call) holds such an equation: simplification and loop hoisting
+    leave those alone."""
+    if eqn.primitive.effectful:
+        return True
+    for p in eqn.params.values():
+        for j in (p if type(p) is tuple else (p,)):
+            if type(j) is ClosedJaxpr and _body_effects(j):
+                return True
+    return False
+
+
+def _body_effects(closed):
+    hit = closed.cache.get("has_effects")
+    if hit is None:
+        hit = closed.cache["has_effects"] = any(has_effects(e) for e in closed.jaxpr.eqns)
+    return hit
 
 
 class Jaxpr:
@@ -72,7 +73,7 @@ class ClosedJaxpr:
     def __init__(self, jaxpr: Jaxpr, consts):
         self.jaxpr = jaxpr
         self.consts = list(consts)
-        self.cache = {}
+        self.cache = BoundedCache(64)
 
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
@@ -80,6 +81,17 @@ class ClosedJaxpr:
 
     def __call__(self, *args):
         return eval_jaxpr(self.jaxpr, self.consts, *args)
+
+    def snapshot(self) -> "ClosedJaxpr":
+        """This program with private copies of its array constants. A program that outlives
+        the call that built it (jit's cache, make_jaxpr, vjp's and linearize's functions)
+        keeps the values its constants had when it was traced, as JAX does: a later
+        `W[:] = 0` on a closed-over W, or an update of a returned array that is also a
+        residual, changes nothing."""
+        if not any(type(c) is np.ndarray for c in self.consts):
+            return self
+        return ClosedJaxpr(self.jaxpr, [np.array(c, copy=True) if type(c) is np.ndarray else c
+                                        for c in self.consts])
 
     def __str__(self):
         from .printer import pp_jaxpr
@@ -90,6 +102,28 @@ class ClosedJaxpr:
     def to_dot(self):
         from .dot import to_dot
         return to_dot(self)
+
+
+def holds_user_functions(closed) -> bool:
+    """Does a program (or a tuple of them) hold a user's function in some equation's
+    parameters (a custom rule, a callback), directly or in an inner program? Global caches
+    must not key on such a program: they would keep the user's closures (and what they
+    capture) alive. Cached on the program."""
+    if type(closed) is tuple:
+        return any(_holds(x) for x in closed)
+    hit = closed.cache.get("holds_user_functions")
+    if hit is None:
+        hit = any(_holds(v) for e in closed.jaxpr.eqns for v in e.params.values())
+        closed.cache["holds_user_functions"] = hit
+    return hit
+
+
+def _holds(x):
+    if isinstance(x, ClosedJaxpr):
+        return holds_user_functions(x)
+    if isinstance(x, (tuple, list)):
+        return any(_holds(y) for y in x)
+    return callable(x) and not isinstance(x, type)
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):

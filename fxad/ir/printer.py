@@ -5,6 +5,8 @@ import keyword
 
 import numpy as np
 
+from .vars import Literal
+
 
 class Namer:
     """Names variables a, b, ..., z, ba, bb, ... in order of first appearance, skipping Python
@@ -27,7 +29,6 @@ class Namer:
                 return s
 
     def __call__(self, v):
-        from .jaxpr import Literal
         if type(v) is Literal:
             return repr(v.val)
         name = self.names.get(v)

@@ -1,5 +1,7 @@
 """Simplification passes over closed jaxprs. Each is a small pure function
-ClosedJaxpr -> ClosedJaxpr; `simplify` runs them in order.
+ClosedJaxpr -> ClosedJaxpr; `simplify` runs them in order. The passes name no primitive:
+those that take part register rules on themselves (`Primitive.def_simplify(pass, rule)`),
+and call primitives say how to inline them (`def_inline`).
 
 Algebraic identities and NaN/inf: `x*1 -> x`, `x/1 -> x`, `x+0 -> x`, `x-0 -> x` are dropped
 only when the output has exactly x's shape and dtype (no broadcasting, no promotion). They
@@ -11,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from ..core import ShapedArray
+from .jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -33,17 +36,17 @@ def _const_values(closed):
 # --- passes -----------------------------------------------------------------------------------
 
 def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Inline nested `jit` calls, so later passes see across their boundaries."""
+    """Inline nested call primitives (jit), so later passes see across their boundaries."""
     jaxpr = closed.jaxpr
-    if not any(e.primitive.name == "jit" for e in jaxpr.eqns):
+    if not any(e.primitive.inline is not None for e in jaxpr.eqns):
         return closed
     constvars, consts = list(jaxpr.constvars), list(closed.consts)
     eqns, mapping = [], {}
     for e in jaxpr.eqns:
-        if e.primitive.name != "jit":
+        if e.primitive.inline is None:
             eqns.append(e)
             continue
-        inner = inline_calls(e.params["jaxpr"])
+        inner = inline_calls(e.primitive.inline(e.params))
         sub = dict(zip(inner.jaxpr.invars, e.invars))
         for v, c in zip(inner.jaxpr.constvars, inner.consts):
             nv = Var(v.aval)
@@ -61,7 +64,7 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
     return ClosedJaxpr(out, consts)
 
 
-def _is_all(x, value):
+def is_all(x, value):
     """Is x (a literal or constant, else None) an array whose every element is `value`?"""
     if x is None:
         return False
@@ -77,27 +80,18 @@ def _known(v, consts):
 
 
 def forward_noops(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Drop equations that return their input unchanged: same-shape reshape/broadcast,
-    identity transpose, same-dtype conversion, and the identities x*1, x/1, x+0, x-0."""
+    """Drop equations that return an input unchanged. A primitive says when it does with a
+    "forward" rule, `rule(eqn, known) -> the input var or None`, where `known(v)` is the
+    value of a literal or constant (else None): same-shape reshape, identity transpose,
+    x*1, x+0, ..."""
     consts = _const_values(closed)
+    known = lambda v: _known(v, consts)  # noqa: E731
     keep, mapping = [], {}
     for e in closed.jaxpr.eqns:
-        name, out = e.primitive.name, e.outvars[0] if e.outvars else None
-        src = None
-        if name in ("reshape", "broadcast_to", "convert_element_type", "transpose") and \
-                e.invars[0].aval == out.aval and \
-                (name != "transpose" or e.params["perm"] == tuple(range(len(out.aval.shape)))):
-            src = e.invars[0]
-        elif name in ("mul", "add", "sub", "div"):
-            x, y = e.invars
-            unit = 1 if name in ("mul", "div") else 0
-            if _is_all(_known(y, consts), unit) and x.aval == out.aval:
-                src = x
-            elif name in ("mul", "add") and _is_all(_known(x, consts), unit) and \
-                    y.aval == out.aval:
-                src = y
+        rule = e.primitive.simplify.get("forward")
+        src = rule(e, known) if rule is not None else None
         if src is not None and type(src) is not Literal:
-            mapping[out] = src
+            mapping[e.outvars[0]] = src
         else:
             keep.append(e)
     jaxpr = closed.jaxpr
@@ -112,7 +106,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
     keep = []
     for e in closed.jaxpr.eqns:
         if e.invars and all(type(v) is Literal or v in consts for v in e.invars) and \
-                e.primitive.name != "jit":
+                e.primitive.inline is None and not has_effects(e):
             out = e.primitive.impl(*[_known(v, consts) for v in e.invars], **e.params)
             outs = out if e.primitive.multiple_results else [out]
             for v, val in zip(e.outvars, outs):
@@ -144,7 +138,7 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
         # repr, not value: 0.0 == -0.0 but they are different literals (1/x differs)
         return ("lit", type(v.val), repr(v.val)) if type(v) is Literal else id(v)
     for e in closed.jaxpr.eqns:
-        pk = _param_key(e.params)
+        pk = _param_key(e.params) if not has_effects(e) else None
         key = None if pk is None else (e.primitive, pk, tuple(ident(v) for v in e.invars))
         if key is not None and key in seen:
             for a, b in zip(e.outvars, seen[key]):
@@ -159,11 +153,11 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def live_eqns(eqns, outs):
-    """The equations needed to compute `outs`, in order (all primitives are pure)."""
+    """The equations needed to compute `outs` (and every effectful one), in order."""
     live = {v for v in outs if type(v) is not Literal}
     keep = []
     for e in reversed(eqns):
-        if any(v in live for v in e.outvars):
+        if any(v in live for v in e.outvars) or has_effects(e):
             keep.append(e)
             live.update(v for v in e.invars if type(v) is not Literal)
     keep.reverse()
@@ -171,7 +165,7 @@ def live_eqns(eqns, outs):
 
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Dead-code elimination (all primitives are pure); unused constants are dropped too."""
+    """Dead-code elimination (of pure equations); unused constants are dropped too."""
     jaxpr = closed.jaxpr
     keep = live_eqns(jaxpr.eqns, jaxpr.outvars)
     live = {v for e in keep for v in e.invars} | set(jaxpr.outvars)
@@ -180,68 +174,57 @@ def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
                        [c for _, c in pairs])
 
 
-def _is_identity(x, n):
-    if x is None:
-        return False
-    a = np.asarray(x)
-    return a.shape == (n, n) and a.dtype != object and bool(np.array_equal(a, np.eye(n)))
+class DiagonalContext:
+    """State of the `diagonal` pass, handed to the primitives' "diagonal" rules:
+    `diag` maps a variable known to equal eye(n) * v to v; `known(v)` is a literal's or
+    constant's value; `emit(prim, invars, shape, dtype, **params)` appends an equation and
+    returns its output var; `replace(var, new)` makes later uses of var read new."""
+
+    def __init__(self, consts):
+        self.consts = consts
+        self.diag = {}
+        self.eqns = []
+        self.mapping = {}
+
+    def known(self, v):
+        return _known(v, self.consts)
+
+    def diagonal(self, v):
+        return None if type(v) is Literal else self.diag.get(v)
+
+    def is_identity(self, v, n):
+        x = self.known(v)
+        if x is None:
+            return False
+        a = np.asarray(x)
+        return a.shape == (n, n) and a.dtype != object and bool(np.array_equal(a, np.eye(n)))
+
+    def emit(self, prim, invars, shape, dtype, **params):
+        v = Var(ShapedArray(shape, dtype))
+        self.eqns.append(Eqn(prim, invars, [v], params))
+        return v
+
+    def replace(self, var, new):
+        self.mapping[var] = new
 
 
 def diagonal_products(closed: ClosedJaxpr) -> ClosedJaxpr:
     """`eye(n) * v` is how the identity basis of jacfwd/jacrev meets elementwise work. Such
-    a diagonal matrix is tracked as its vector v: products with vectors stay vectors, and a
-    matrix product with it becomes a scaling of rows or columns, O(n^2) instead of O(n^3).
-    The original equations stay for any other use (dce drops them when unused)."""
-    from ..core import ShapedArray
-    from ..rules.elementwise import mul_p
-    from ..rules.structural import reshape_p
-    consts = _const_values(closed)
-    diag, eqns, mapping = {}, [], {}  # diag: var -> vector v with var == eye(n) * v
-
-    def emit(prim, invars, shape, dtype, **params):
-        v = Var(ShapedArray(shape, dtype))
-        eqns.append(Eqn(prim, invars, [v], params))
-        return v
-
+    a diagonal matrix is tracked as its vector v (by the "diagonal" rules of the primitives
+    that make or consume one: mul, dot_general), so a matrix product with it becomes a
+    scaling of rows or columns, O(n^2) instead of O(n^3). The original equations stay for
+    any other use (dce drops them when unused)."""
+    ctx = DiagonalContext(_const_values(closed))
     for e in closed.jaxpr.eqns:
-        eqns.append(e)
-        name, out = e.primitive.name, (e.outvars[0].aval if len(e.outvars) == 1 else None)
-        if out is None or len(out.shape) != 2 or out.shape[0] != out.shape[1]:
-            if name != "dot_general":
-                continue
-        if name == "mul":
-            n = out.shape[0]
-            for a, b in (e.invars, e.invars[::-1]):
-                if b.aval.shape not in ((), (n,)) or b.aval.dtype != out.dtype:
-                    continue
-                if type(a) is not Literal and a in diag:
-                    v = diag[a]
-                    shape = (n,) if (n,) in (v.aval.shape, b.aval.shape) else ()
-                    diag[e.outvars[0]] = emit(mul_p, [v, b], shape, out.dtype)
-                    break
-                if _is_identity(_known(a, consts), n):
-                    diag[e.outvars[0]] = b
-                    break
-        elif name == "dot_general" and out is not None:
-            (lc, rc), (lb, _) = e.params["dimension_numbers"]
-            a, b = e.invars
-            if lb or len(lc) != 1:
-                continue
-            if type(a) is not Literal and a in diag and b.aval.dtype == out.dtype and \
-                    rc == (0,) and len(b.aval.shape) >= 1:  # diag(v) @ B: scale B's rows
-                v = diag[a]
-                if v.aval.shape:
-                    v = emit(reshape_p, [v], v.aval.shape + (1,) * (len(b.aval.shape) - 1),
-                             out.dtype, new_shape=v.aval.shape + (1,) * (len(b.aval.shape) - 1))
-                mapping[e.outvars[0]] = emit(mul_p, [v, b], out.shape, out.dtype)
-            elif type(b) is not Literal and b in diag and a.aval.dtype == out.dtype and \
-                    lc == (len(a.aval.shape) - 1,):  # A @ diag(v): scale A's columns
-                mapping[e.outvars[0]] = emit(mul_p, [a, diag[b]], out.shape, out.dtype)
-    if not mapping:
+        ctx.eqns.append(e)
+        rule = e.primitive.simplify.get("diagonal")
+        if rule is not None:
+            rule(e, ctx)
+    if not ctx.mapping:
         return closed
     jaxpr = closed.jaxpr
-    return ClosedJaxpr(_rename(Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, jaxpr.outvars),
-                               mapping), closed.consts)
+    return ClosedJaxpr(_rename(Jaxpr(jaxpr.constvars, jaxpr.invars, ctx.eqns, jaxpr.outvars),
+                               ctx.mapping), closed.consts)
 
 
 PASSES = (inline_calls, fold_constants, forward_noops, diagonal_products, cse, dce)

@@ -20,6 +20,9 @@ def matmul(a, b):
     a1, b1 = na == 1, nb_ == 1
     if (a1 and nb_ <= 2) or (b1 and na == 2):  # vector cases: one contraction
         return lax.dot_general(a, b, (((na - 1,), (0,)), ((), ())))
+    if nb_ == 2:  # a stack of rows times one matrix (x @ W in a layer): one contraction,
+        # not a broadcast W and a batched product (whose W gradient sums over the batch)
+        return lax.dot_general(a, b, (((na - 1,), (0,)), ((), ())))
     if a1:
         a = lax.reshape(a, (1,) + shape(a))
     if b1:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -69,7 +70,7 @@ amax, amin = max, min
 
 def _count(a, axes):
     shape = shape_of(a)
-    return int(np.prod([shape[i] for i in axes], dtype=np.int64))
+    return math.prod([shape[i] for i in axes])
 
 
 def mean(a, axis=None, dtype=None, keepdims=False, *, where=None):
@@ -95,10 +96,13 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 def _arg(fn, a, axis, keepdims):
     if axis is None:
-        from .manipulation import ravel
-        out = fn(ravel(a), 0)
+        out = fn(_ravel(a), 0)
         return lax.reshape(out, (1,) * len(shape_of(a))) if keepdims else out
     return fn(a, normalize_axes(axis, len(shape_of(a)))[0], keepdims)
+
+
+def _ravel(a):
+    return lax.reshape(a, (int(np.prod(shape_of(a), dtype=np.int64)),))
 
 
 def argmax(a, axis=None, keepdims=False):
@@ -112,8 +116,7 @@ def argmin(a, axis=None, keepdims=False):
 def _axis_or_flat(a, axis):
     """NumPy's cumulative convention: axis=None works on the flattened array."""
     if axis is None:
-        from .manipulation import ravel
-        return ravel(a), 0
+        return _ravel(a), 0
     return a, normalize_axes(axis, len(shape_of(a)))[0]
 
 

@@ -1,4 +1,8 @@
-"""The rule tables, one file per family. Importing this package defines every primitive."""
+"""The rule tables, one file per family. Importing this package defines every primitive
+(`ops` imports the families; see fxad/rules/ops.py)."""
+from . import ops  # noqa: F401  (first: the families import it)
 from . import (  # noqa: F401
-    cumulative, dot, elementwise, indexing, linalg_decomp, linalg_solve, piecewise, reductions,
-    special, structural)
+    bessel, call, callback, cond, conv, cumulative, custom, custom_linear, dot, elementwise, fft,
+    indexing, linalg_decomp, linalg_more, linalg_solve, piecewise, reductions, scan, signal_conv,
+    special, special_hyper, special_incomplete, special_more, stats_misc, structural, ufunc_math,
+    while_loop, windowed)

@@ -14,14 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, get_aval
-from ..interpreters.batching import bdim_to_front
-from ..interpreters.jvp import Zero, jvp_flat, jvp_jaxpr
-from ..interpreters.partial_eval import partial_eval_jaxpr
+from .helpers import batched_at_0, bdim_to_front
+from ..interpreters.jvp import Zero, jvp_flat
+from ..interpreters.partial_eval import linearize_jaxpr
 from ..interpreters.transpose import backward_pass, is_undefined
 from ..ir.codegen import compiled_for
 from ..ir.jaxpr import eval_jaxpr
 from ..ir.staging import stage
-from .. import lax
+from . import ops
 
 
 def call(closed):
@@ -41,16 +41,14 @@ cond_p.def_abstract_eval(lambda index, *avals, branches: [
 def _split_branches(branches, nonzero):
     """Known and linear branch programs with one residual signature: residual slots for
     every branch, each branch filling its own and zeros elsewhere."""
-    key = ("cond_jvp", tuple(map(id, branches)), tuple(nonzero))
+    key = ("cond_jvp", tuple(branches[1:]), tuple(nonzero))  # objects, not ids: ids get reused
     hit = branches[0].cache.get(key)
     if hit is not None:
         return hit
-    n, n_out = len(branches[0].in_avals), len(branches[0].out_avals)
+    n_out = len(branches[0].out_avals)
     splits = []
     for b in branches:
-        jvp_b, _ = jvp_jaxpr(b, nonzero, instantiate=True)
-        known, lin, _, n_res = partial_eval_jaxpr(jvp_b, [False] * n + [True] * sum(nonzero),
-                                                  [False] * n_out + [True] * n_out)
+        known, lin, _, _ = linearize_jaxpr(b, nonzero, instantiate=True)
         splits.append((known, lin, known.out_avals[n_out:]))
     res_avals = [r for _, _, r in splits]
     offsets = np.cumsum([0] + [len(r) for r in res_avals])
@@ -109,29 +107,29 @@ def _cond_transpose(cts, index, *args, branches):
 
 
 def _cond_batch(vals, dims, branches):
-    from ..api import vmap
     index, *args = vals
     idim, *adims = dims
     n = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
     n_out = len(branches[0].out_avals)
     if idim is None:
         avals = [get_aval(a) for a in args]
-        bs = tuple(stage(lambda *a, b=b: vmap(call(b), in_axes=tuple(adims))(*a), avals,
+        bs = tuple(stage(lambda *a, b=b: batched_at_0(call(b), a, adims, n), avals,
                          name="cond vmap") for b in branches)
         return cond_p.bind(index, *args, branches=bs), [0] * n_out
     # A batched index: every branch on the whole batch, then select per example.
-    outs = [vmap(call(b), in_axes=tuple(adims), axis_size=n)(*args) for b in branches]
+    outs = [batched_at_0(call(b), args, adims, n) for b in branches]
     index = bdim_to_front(index, idim)
     result = list(outs[0])
     for i in range(1, len(branches)):
         for k in range(n_out):
             nd = len(get_aval(result[k]).shape)
-            pick = lax.reshape(lax.eq(index, i), (n,) + (1,) * (nd - 1))
-            result[k] = lax.select(pick, outs[i][k], result[k])
+            pick = ops.reshape(ops.eq(index, i), (n,) + (1,) * (nd - 1))
+            result[k] = ops.select(pick, outs[i][k], result[k])
     return result, [0] * n_out
 
 
-cond_p.jvp = _cond_jvp
-cond_p.linear = True  # in its operands, when its branches are (the linear half of a JVP)
-cond_p.transpose = _cond_transpose
-cond_p.batch = _cond_batch
+cond_p.def_jvp(_cond_jvp)
+cond_p.derivable = False  # its JVP differentiates the branch taken when the index is known
+# in its operands, when its branches are (the linear half of a JVP)
+cond_p.def_transpose(_cond_transpose)
+cond_p.def_batch(_cond_batch)

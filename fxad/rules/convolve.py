@@ -6,41 +6,27 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
-from ..errors import FxadTypeError
-from ..interpreters.batching import bdim_to_front
-from ..interpreters.transpose import is_undefined
-from .helpers import defjvp, dtype_of, shape_of
-from .. import lax
+from .helpers import bdim_to_front, defbilinear, dtype_of, shape_of
+from . import ops
 
 convolve_p = Primitive("convolve")  # (n,), (k,) -> (n + k - 1,): NumPy's mode 'full'
 convolve_p.def_impl(lambda a, v: np.convolve(a, v))
 convolve_p.def_abstract_eval(lambda a, v: ShapedArray((a.shape[0] + v.shape[0] - 1,),
                                                       np.result_type(a.dtype, v.dtype)))
-defjvp(convolve_p, lambda t, a, v: convolve(t, v), lambda t, a, v: convolve(a, t))
 
 
 def _cut(ct, other, start, length, like):
     """ct correlated with `other`, the `length` entries from `start`, in `like`'s dtype
     (a real operand takes the real part, as every complex transpose here does)."""
-    out = lax.getitem(convolve(ct, lax.flip(other, (0,))), (slice(start, start + length),))
+    out = ops.getitem(convolve(ct, ops.flip(other, (0,))), (slice(start, start + length),))
     if like.dtype.kind != "c":
-        out = lax.real(out)
-    return lax.convert_element_type(out, like.dtype)
+        out = ops.real(out)
+    return ops.convert_element_type(out, like.dtype)
 
 
-def _convolve_transpose(ct, a, v):
-    if is_undefined(a) and is_undefined(v):
-        raise FxadTypeError("cannot transpose 'convolve' with both operands linear: the "
-                            "function is not linear in its inputs")
-    if is_undefined(a):
-        n, k = a.aval.shape[0], shape_of(v)[0]
-        return [_cut(ct, v, k - 1, n, a.aval), None]
-    n, k = shape_of(a)[0], v.aval.shape[0]
-    return [None, _cut(ct, a, n - 1, k, v.aval)]
-
-
-convolve_p.linear = True  # in each operand when the other is a residual, as mul
-convolve_p.transpose = _convolve_transpose
+defbilinear(convolve_p,  # each transpose: a correlation with the other, cut to length
+            lambda ct, a, v: _cut(ct, v, shape_of(v)[0] - 1, a.shape[0], a),
+            lambda ct, a, v: _cut(ct, a, shape_of(a)[0] - 1, v.shape[0], v))
 
 
 def _convolve_batch(vals, dims):
@@ -48,19 +34,19 @@ def _convolve_batch(vals, dims):
     shorter rows (NumPy's convolve takes 1-d operands only)."""
     (a, v), (da, dv) = vals, dims
     size = shape_of(a)[da] if da is not None else shape_of(v)[dv]
-    a, v = [lax.broadcast_to(x, (size,) + tuple(shape_of(x))) if d is None else
+    a, v = [ops.broadcast_to(x, (size,) + tuple(shape_of(x))) if d is None else
             bdim_to_front(x, d) for x, d in ((a, da), (v, dv))]
     if shape_of(a)[1] < shape_of(v)[1]:
         a, v = v, a
     n, k = shape_of(a)[1], shape_of(v)[1]
     zeros = np.zeros((size, k - 1), np.result_type(dtype_of(a), dtype_of(v)))
-    padded = lax.concatenate([zeros, a, zeros], 1)
-    windows = lax.getitem(padded, (slice(None), np.arange(n + k - 1)[:, None] + np.arange(k)))
-    out = lax.dot_general(windows, lax.flip(v, (1,)), (((2,), (1,)), ((0,), (0,))))
+    padded = ops.concatenate([zeros, a, zeros], 1)
+    windows = ops.getitem(padded, (slice(None), np.arange(n + k - 1)[:, None] + np.arange(k)))
+    out = ops.dot_general(windows, ops.flip(v, (1,)), (((2,), (1,)), ((0,), (0,))))
     return out, 0
 
 
-convolve_p.batch = _convolve_batch
+convolve_p.def_batch(_convolve_batch)
 def convolve(a, v): return convolve_p.bind(a, v)
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
-from ..interpreters.batching import bdim_to_front, defbatch_unary_axes
+from .helpers import bdim_to_front, defbatch_unary_axes
 from ..interpreters.jvp import Zero, jvp_flat
 from .helpers import defjvp_zero, deflinear, dtype_of, norm_axes, probe_dtype, shape_of
-from .. import lax
+from . import ops
 
 
 def _cumulative(name, impl):
-    p = Primitive(name)
+    p = Primitive(name, memory="fresh")
     p.def_impl(lambda x, axis: impl(x, axis=axis))
     p.def_abstract_eval(lambda x, axis: ShapedArray(x.shape, probe_dtype(p, [x], {"axis": 0})
                                                     if x.ndim else x.dtype))
@@ -22,7 +22,7 @@ def _cumulative(name, impl):
 
 cumsum_p = _cumulative("cumsum", np.cumsum)
 # Transpose of a running sum: a running sum from the other end.
-deflinear(cumsum_p, lambda ct, x, axis: [lax.flip(cumsum(lax.flip(ct, (axis,)), axis), (axis,))])
+deflinear(cumsum_p, lambda ct, x, axis: [ops.flip(cumsum(ops.flip(ct, (axis,)), axis), (axis,))])
 def cumsum(x, axis): return cumsum_p.bind(x, axis=norm_axes(x, (axis,), 'cumsum')[0])
 
 
@@ -33,9 +33,9 @@ def _cumprod_by_doubling(x, axis):
     while d < n:
         pre = (slice(None),) * axis
         ones_shape = tuple(d if i == axis else s for i, s in enumerate(shape_of(x)))
-        shifted = lax.concatenate([np.ones(ones_shape, dtype_of(x)),
-                                   lax.getitem(x, pre + (slice(0, n - d),))], axis)
-        x = lax.mul(x, shifted)
+        shifted = ops.concatenate([np.ones(ones_shape, dtype_of(x)),
+                                   ops.getitem(x, pre + (slice(0, n - d),))], axis)
+        x = ops.mul(x, shifted)
         d *= 2
     return x
 
@@ -51,11 +51,11 @@ def _cumprod_jvp(primals, tangents, axis):
 
 
 cumprod_p = _cumulative("cumprod", np.cumprod)
-cumprod_p.jvp = _cumprod_jvp
+cumprod_p.def_jvp(_cumprod_jvp)
 def cumprod(x, axis): return cumprod_p.bind(x, axis=norm_axes(x, (axis,), 'cumprod')[0])
 
 
-argsort_p = Primitive("argsort")  # stable, so ties keep their order as in NumPy
+argsort_p = Primitive("argsort", memory="fresh")  # stable, so ties keep their order as in NumPy
 argsort_p.def_impl(lambda x, axis: np.argsort(x, axis=axis, kind="stable"))
 argsort_p.def_abstract_eval(lambda x, axis: ShapedArray(x.shape, np.intp))
 defjvp_zero(argsort_p)
@@ -65,7 +65,7 @@ def argsort(x, axis): return argsort_p.bind(x, axis=norm_axes(x, (axis,), 'argso
 
 # Insertion indices of v into sorted 1-d a (integer, no derivative). Batched v is one call;
 # a batched a (a different sorted sequence per example) counts the elements below each v.
-searchsorted_p = Primitive("searchsorted")
+searchsorted_p = Primitive("searchsorted", memory="fresh")
 searchsorted_p.def_impl(lambda a, v, side: np.searchsorted(a, v, side=side))
 searchsorted_p.def_abstract_eval(lambda a, v, side: ShapedArray(v.shape, np.intp))
 defjvp_zero(searchsorted_p)
@@ -76,11 +76,11 @@ def _searchsorted_batch(vals, dims, side):
     a, v = bdim_to_front(a, da), bdim_to_front(v, dv) if dv is not None else v
     nb = shape_of(a)[0]
     if dv is None:
-        v = lax.broadcast_to(v, (nb,) + tuple(shape_of(v)))
-    vv = lax.reshape(v, tuple(shape_of(v)) + (1,))                  # (b, ..., 1)
-    aa = lax.reshape(a, (nb,) + (1,) * (len(shape_of(v)) - 1) + (shape_of(a)[1],))
-    below = lax.lt(aa, vv) if side == "left" else lax.le(aa, vv)
-    count = lax.reduce_sum(lax.convert_element_type(below, np.intp), (len(shape_of(v)),), False)
+        v = ops.broadcast_to(v, (nb,) + tuple(shape_of(v)))
+    vv = ops.reshape(v, tuple(shape_of(v)) + (1,))                  # (b, ..., 1)
+    aa = ops.reshape(a, (nb,) + (1,) * (len(shape_of(v)) - 1) + (shape_of(a)[1],))
+    below = ops.lt(aa, vv) if side == "left" else ops.le(aa, vv)
+    count = ops.reduce_sum(ops.convert_element_type(below, np.intp), (len(shape_of(v)),), False)
     return count, 0
-searchsorted_p.batch = _searchsorted_batch
+searchsorted_p.def_batch(_searchsorted_batch)
 def searchsorted(a, v, side="left"): return searchsorted_p.bind(a, v, side=side)

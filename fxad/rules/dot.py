@@ -9,10 +9,9 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray
 from ..errors import FxadValueError
-from ..interpreters.batching import bdim_to_front
-from ..interpreters.transpose import aval_of, is_undefined
-from .helpers import defjvp, shape_of
-from .. import lax
+from .helpers import bdim_to_front
+from .helpers import defbilinear, shape_of
+from . import ops
 
 
 def _free(nd, contract, batch):
@@ -139,7 +138,7 @@ def _transpose_lhs(ct, lhs_aval, rhs, dimension_numbers):
         pos[d] = nb + i
     for c_l, c_r in zip(lc, rc):
         pos[c_l] = nb + len(lf) + rc_sorted.index(c_r)
-    return lax.transpose(out, tuple(pos[d] for d in range(nd)))
+    return ops.transpose(out, tuple(pos[d] for d in range(nd)))
 
 
 def _swap(dimension_numbers):
@@ -162,27 +161,27 @@ _MATMUL_CT_RHS = {(2, 2): lambda a, ct: dot_general(a, ct, _ATB),    # a.T @ ct
                   (1, 2): lambda a, ct: dot_general(a, ct, _OUTER)}  # outer(a, ct)
 
 
-def _dot_general_transpose(ct, lhs, rhs, dimension_numbers):
-    if is_undefined(lhs) and is_undefined(rhs):
-        from ..errors import FxadTypeError
-        raise FxadTypeError("cannot transpose 'dot_general' with both operands linear")
-    ranks = (len(aval_of(lhs).shape), len(aval_of(rhs).shape))
+def _ct_lhs(ct, lhs, rhs, dimension_numbers):
+    ranks = (len(lhs.shape), len(shape_of(rhs)))
     if dimension_numbers == _AB and ranks in _MATMUL_CT_LHS:
-        if is_undefined(lhs):
-            ct_l = _MATMUL_CT_LHS[ranks](ct, rhs)
-            return [lax.convert_element_type(ct_l, lhs.aval.dtype), None]
-        return [None, lax.convert_element_type(_MATMUL_CT_RHS[ranks](lhs, ct), rhs.aval.dtype)]
-    if is_undefined(lhs):
-        ct_l = _transpose_lhs(ct, lhs.aval, rhs, dimension_numbers)
-        return [lax.convert_element_type(ct_l, lhs.aval.dtype), None]
-    # rhs: the same computation with the operands swapped; ct's layout swaps its free blocks.
+        ct_l = _MATMUL_CT_LHS[ranks](ct, rhs)
+    else:
+        ct_l = _transpose_lhs(ct, lhs, rhs, dimension_numbers)
+    return ops.convert_element_type(ct_l, lhs.dtype)
+
+
+def _ct_rhs(ct, lhs, rhs, dimension_numbers):
+    ranks = (len(shape_of(lhs)), len(rhs.shape))
+    if dimension_numbers == _AB and ranks in _MATMUL_CT_RHS:
+        return ops.convert_element_type(_MATMUL_CT_RHS[ranks](lhs, ct), rhs.dtype)
+    # the lhs computation with the operands swapped; ct's layout swaps its free blocks
     (lc, rc), (lb, rb) = dimension_numbers
     nb = len(lb)
     nlf = len(_free(len(shape_of(lhs)), lc, lb))
     nd = len(shape_of(ct))
     perm = tuple(range(nb)) + tuple(range(nb + nlf, nd)) + tuple(range(nb, nb + nlf))
-    ct_r = _transpose_lhs(lax.transpose(ct, perm), rhs.aval, lhs, _swap(dimension_numbers))
-    return [None, lax.convert_element_type(ct_r, rhs.aval.dtype)]
+    ct_r = _transpose_lhs(ops.transpose(ct, perm), rhs, lhs, _swap(dimension_numbers))
+    return ops.convert_element_type(ct_r, rhs.dtype)
 
 
 def _dot_general_batch(vals, dims, dimension_numbers):
@@ -201,15 +200,36 @@ def _dot_general_batch(vals, dims, dimension_numbers):
     return out, len(lb) + len(_free(len(shape_of(lhs)), lc, lb))
 
 
-dot_general_p = Primitive("dot_general")
+dot_general_p = Primitive("dot_general", memory="fresh")
 dot_general_p.def_impl(_dot_general_impl)
 dot_general_p.def_abstract_eval(_dot_general_shape)
-defjvp(dot_general_p,
-       lambda t, lhs, rhs, dimension_numbers: dot_general(t, rhs, dimension_numbers),
-       lambda t, lhs, rhs, dimension_numbers: dot_general(lhs, t, dimension_numbers))
-dot_general_p.linear = True
-dot_general_p.transpose = _dot_general_transpose
-dot_general_p.batch = _dot_general_batch
+def _dot_general_lowering(ctx, args, dimension_numbers):
+    """The matrix-product forms as operators, for the ranks the equation has (the impl picks
+    the same forms at run time); other contractions call the impl."""
+    form = fast_form(dimension_numbers, *ctx.ranks)
+    a, b = args
+    return {"ab": f"{a} @ {b}", "abT": f"{a} @ {b}.T", "aTb": f"{a}.T @ {b}",
+            "outer": f"_np.multiply.outer({a}, {b})"}.get(form)
+dot_general_p.def_lowering(_dot_general_lowering)
+def _dot_general_diagonal(e, ctx):
+    """Staged twin of the impl's `diagonal_of`: a product with a tracked diagonal matrix
+    (see fxad/ir/simplify.py's diagonal pass) is a scaling of rows or columns."""
+    out = e.outvars[0].aval
+    (lc, rc), (lb, _) = e.params["dimension_numbers"]
+    a, b = e.invars
+    if lb or len(lc) != 1:
+        return
+    da, db = ctx.diagonal(a), ctx.diagonal(b)
+    if da is not None and b.aval.dtype == out.dtype and rc == (0,) and b.aval.shape:
+        if da.aval.shape:  # diag(v) @ B: scale B's rows
+            shape = da.aval.shape + (1,) * (len(b.aval.shape) - 1)
+            da = ctx.emit(ops.reshape_p, [da], shape, out.dtype, new_shape=shape)
+        ctx.replace(e.outvars[0], ctx.emit(ops.mul_p, [da, b], out.shape, out.dtype))
+    elif db is not None and a.aval.dtype == out.dtype and lc == (len(a.aval.shape) - 1,):
+        ctx.replace(e.outvars[0], ctx.emit(ops.mul_p, [a, db], out.shape, out.dtype))
+dot_general_p.def_simplify("diagonal", _dot_general_diagonal)
+defbilinear(dot_general_p, _ct_lhs, _ct_rhs)
+dot_general_p.def_batch(_dot_general_batch)
 def dot_general(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))

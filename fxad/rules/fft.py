@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
-from ..interpreters.batching import defbatch_unary_axes
+from .helpers import defbatch_unary_axes
 from .helpers import deflinear, dtype_of, shape_of
-from .. import lax
+from . import ops
 
 _IMPLS = {"fft": np.fft.fftn, "ifft": np.fft.ifftn, "rfft": np.fft.rfftn, "irfft": np.fft.irfftn}
 
@@ -48,10 +48,10 @@ def resize(x, axes, lengths):
     for ax, n in zip(axes, lengths):
         shape = list(shape_of(x))
         if shape[ax] > n:
-            x = lax.getitem(x, (slice(None),) * ax + (slice(0, n),))
+            x = ops.getitem(x, (slice(None),) * ax + (slice(0, n),))
         elif shape[ax] < n:
             shape[ax] = n - shape[ax]
-            x = lax.concatenate([x, np.zeros(tuple(shape), dtype_of(x))], ax)
+            x = ops.concatenate([x, np.zeros(tuple(shape), dtype_of(x))], ax)
     return x
 
 
@@ -69,11 +69,11 @@ def _fft_transpose(ct, x, kind, axes, lengths, norm):
         if n % 2 == 0:
             w[-1] = 1.0
         full = fft(ct, "ifft", axes, lengths, norm)
-        half = lax.getitem(full, (slice(None),) * axes[-1] + (slice(0, k),))
+        half = ops.getitem(full, (slice(None),) * axes[-1] + (slice(0, k),))
         w = w.reshape((k,) + (1,) * (len(x.aval.shape) - 1 - axes[-1]))
-        out = lax.mul(half, w)
+        out = ops.mul(half, w)
     if x.aval.dtype.kind != "c":  # a real operand gets the real part
-        out = lax.real(out)
+        out = ops.real(out)
     return [resize(out, axes, in_lengths)]
 
 

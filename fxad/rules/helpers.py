@@ -1,16 +1,17 @@
-"""Helpers that make most rule blocks one line. Rules call ops through `lax` at call time."""
+"""Helpers that make most rule blocks one line: shape rules, JVP and transpose helpers, and the
+batching helpers. Rules call other families' primitives through `ops` (the bind wrappers)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..core import ShapedArray, avals_key, get_aval, is_float
+from ..core import BoundedCache, ShapedArray, avals_key, get_aval, is_float
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
-from .. import lax  # resolved at call time (lax imports the rule files)
+from . import ops  # bind wrappers, resolved at call time (ops imports every rule family)
 
 # --- shape rules ---------------------------------------------------------------------------
 
-_dtype_cache = {}
+_dtype_cache = BoundedCache(4096)
 
 
 def probe_dtype(prim, avals, params):
@@ -95,9 +96,9 @@ def fit(t, like):
     """Broadcast/convert a tangent contribution to the shape and dtype of `like`."""
     ta, la = get_aval(t), get_aval(like)
     if ta.shape != la.shape:
-        t = lax.broadcast_to(t, la.shape)
+        t = ops.broadcast_to(t, la.shape)
     if ta.dtype != la.dtype:
-        t = lax.convert_element_type(t, la.dtype)
+        t = ops.convert_element_type(t, la.dtype)
     return t
 
 
@@ -112,16 +113,72 @@ def defjvp(prim, *rules, with_output=False):
             if rule is None or type(t) is Zero:
                 continue
             c = rule(t, ans, *primals, **params) if with_output else rule(t, *primals, **params)
-            acc = c if acc is None else lax.add(acc, c)
+            acc = c if acc is None else ops.add(acc, c)
         if acc is None:
             return ans, Zero.like(ans)
         # the output's shape and dtype (SciPy computes float16 input in float64, say)
         return ans, fit(acc, ans)
-    prim.jvp = jvp
+    prim.def_jvp(jvp)
 
 
 def defjvp_with_output(prim, *rules):
     defjvp(prim, *rules, with_output=True)
+
+
+def defderiv(prim, deriv, with_output=False):
+    """The JVP from derivatives: tangent_out = sum_i t_i * d_i, the tangent always on the left
+    (so the staged tangent program is linear in the tangents).
+
+    Unary: `deriv(x, **params)` (or `deriv(ans, x)` with `with_output`, to reuse the output)
+    is the derivative. n-ary: `deriv(needed, *primals, **params)` returns one partial per
+    operand, None where not `needed` (that operand's tangent is zero) or where it does not
+    depend on it; it is called once, so partials share their setup (arctan2's x² + y²)."""
+    unary = None
+
+    def jvp(primals, tangents, **params):
+        nonlocal unary
+        ans = prim.bind(*primals, **params)
+        needed = tuple(type(t) is not Zero for t in tangents)
+        if not any(needed):
+            return ans, Zero.like(ans)
+        if unary is None:
+            unary = len(primals) == 1
+        head = (ans,) if with_output else ()
+        if unary:  # fitted to the output's dtype (SciPy computes float16 input in float64)
+            return ans, fit(ops.mul(tangents[0], deriv(*head, *primals, **params)), ans)
+        acc = None
+        for t, d in zip(tangents, deriv(needed, *head, *primals, **params)):
+            if d is None or type(t) is Zero:
+                continue
+            c = ops.mul(t, d)
+            acc = c if acc is None else ops.add(acc, c)
+        return ans, Zero.like(ans) if acc is None else fit(acc, ans)
+    prim.def_jvp(jvp)
+
+
+def defbilinear(prim, lhs_transpose, rhs_transpose):
+    """A primitive linear in each operand separately (mul, dot_general, convolve): its JVP
+    is prim(t_x, y) + prim(x, t_y), and its transposes are `lhs_transpose(ct, x_aval, y,
+    **params)` (the cotangent of x, y known) and `rhs_transpose(ct, x, y_aval, **params)`."""
+    def jvp(primals, tangents, **params):
+        (x, y), (tx, ty) = primals, tangents
+        ans = prim.bind(x, y, **params)
+        out = None if type(tx) is Zero else prim.bind(tx, y, **params)
+        if type(ty) is not Zero:
+            c = prim.bind(x, ty, **params)
+            out = c if out is None else ops.add(out, c)
+        return ans, Zero.like(ans) if out is None else fit(out, ans)
+
+    def transpose(ct, x, y, **params):
+        if is_undefined(x) and is_undefined(y):
+            from ..errors import FxadTypeError
+            raise FxadTypeError(f"cannot transpose '{prim.name}' with both operands linear: "
+                                "the function is not linear in its inputs")
+        if is_undefined(x):
+            return [lhs_transpose(ct, x.aval, y, **params), None]
+        return [None, rhs_transpose(ct, x, y.aval, **params)]
+    prim.def_jvp(jvp)
+    prim.def_transpose(transpose)
 
 
 def defjvp_zero(prim):
@@ -131,14 +188,13 @@ def defjvp_zero(prim):
         if prim.multiple_results:
             return ans, [Zero.like(a) for a in ans]
         return ans, Zero.like(ans)
-    prim.jvp = jvp
+    prim.def_jvp(jvp)
 
 
 def deflinear(prim, transpose_rule, linear_args=None):
     """A primitive linear in the operands `linear_args` (default: all). Its JVP applies it to
     the tangents (symbolic zeros of linear operands are materialized only if some other
     linear operand has a tangent); `transpose_rule(ct, *args, **params)` gives the cotangents."""
-    prim.linear = True
 
     def jvp(primals, tangents, **params):
         ans = prim.bind(*primals, **params)
@@ -154,8 +210,34 @@ def deflinear(prim, transpose_rule, linear_args=None):
             t = tangents[i]
             args[i] = np.zeros(t.aval.shape, t.aval.dtype) if type(t) is Zero else t
         return ans, prim.bind(*args, **params)
-    prim.jvp = jvp
-    prim.transpose = transpose_rule
+    prim.def_jvp(jvp)
+    prim.def_transpose(transpose_rule)
+
+
+# --- simplification helpers (rules for fxad/ir/simplify.py's "forward" pass) ----------------
+
+def forward_if_same_type(eqn, known):
+    """A shape-moving or converting equation whose output has its input's type (a same-shape
+    reshape or broadcast, a same-dtype conversion) returns the input unchanged."""
+    x = eqn.invars[0]
+    return x if x.aval == eqn.outvars[0].aval else None
+
+
+def forward_unit(unit, commutes):
+    """x op unit -> x (and unit op x -> x if `commutes`), when the output has exactly x's
+    shape and dtype: x*1, x/1, x+0, x-0. They hold for NaN and inf too; `x*0` is NEVER
+    folded (inf*0 and NaN*0 are NaN, and a derivative program must propagate them)."""
+    from ..ir.simplify import is_all
+
+    def rule(eqn, known):
+        x, y = eqn.invars
+        out = eqn.outvars[0].aval
+        if is_all(known(y), unit) and x.aval == out:
+            return x
+        if commutes and is_all(known(x), unit) and y.aval == out:
+            return y
+        return None
+    return rule
 
 
 # --- transpose helpers ---------------------------------------------------------------------
@@ -172,15 +254,15 @@ def unbroadcast(ct, aval):
         axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(aval.shape)
                                           if d == 1 and shape[lead + i] != 1)
         if axes:
-            ct = lax.reduce_sum(ct, axes)
+            ct = ops.reduce_sum(ct, axes)
         if shape_of(ct) != aval.shape:
-            ct = lax.reshape(ct, aval.shape)
+            ct = ops.reshape(ct, aval.shape)
     if ca.dtype != aval.dtype:
         if not is_float(aval.dtype):
             return None  # integer operand: no cotangent
         if ca.dtype.kind == "c" and aval.dtype.kind != "c":
-            ct = lax.real(ct)  # a real operand of a complex result: its part of the cotangent
-        ct = lax.convert_element_type(ct, aval.dtype)
+            ct = ops.real(ct)  # a real operand of a complex result: its part of the cotangent
+        ct = ops.convert_element_type(ct, aval.dtype)
     return ct
 
 
@@ -188,3 +270,90 @@ def ct_for(arg, ct):
     """The cotangent for `arg` in a transpose rule: `ct` reduced to its shape if it is a
     linear input, else None."""
     return unbroadcast(ct, arg.aval) if is_undefined(arg) else None
+
+
+# --- batching helpers (they bind structural primitives, so they live with the rules) -------
+
+def ndim_of(x):
+    return len(get_aval(x).shape)
+
+
+def moveaxis(x, src, dst):
+    """Move axis `src` of a value to position `dst` with the transpose primitive."""
+    nd = ndim_of(x)
+    src, dst = src % nd, dst % nd
+    if src == dst:
+        return x
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return ops.transpose(x, tuple(perm))
+
+
+def bdim_to_front(x, d):
+    return x if d == 0 else moveaxis(x, d, 0)
+
+
+def broadcast_batched(x, d, size):
+    """A value with its batch axis at 0, broadcasting an unbatched one to `size`."""
+    if d is None:
+        shape = tuple(x.shape) if hasattr(x, "shape") else get_aval(x).shape
+        return ops.broadcast_to(ops.reshape(x, (1,) + shape), (size,) + shape)
+    return bdim_to_front(x, d)
+
+
+def batch_size(vals, dims):
+    for v, d in zip(vals, dims):
+        if d is not None:
+            return v.shape[d] if hasattr(v, "shape") else get_aval(v).shape[d]
+    raise ValueError("no batched operand")
+
+
+def defbatch_elementwise(prim):
+    """Batching for NumPy-broadcasting primitives: batch axes go to the front and operands
+    are aligned by rank; unbatched operands broadcast as they are."""
+    def rule(vals, dims, **params):
+        ranks = [ndim_of(v) - (d is not None) for v, d in zip(vals, dims)]
+        rank = max(ranks)
+        bd = {d for d in dims if d is not None}
+        if len(bd) == 1:
+            d0 = bd.pop()
+            # Fast path: batched operands agree on rank and axis, unbatched ones are scalars.
+            if all((r == rank) if d is not None else r == 0 for r, d in zip(ranks, dims)):
+                return prim.bind(*vals, **params), d0
+        new = []
+        for v, d, r in zip(vals, dims, ranks):
+            if d is not None:
+                v = bdim_to_front(v, d)
+                if r < rank:
+                    shape = v.shape
+                    v = ops.reshape(v, (shape[0],) + (1,) * (rank - r) + tuple(shape[1:]))
+            new.append(v)
+        return prim.bind(*new, **params), 0
+    prim.def_batch(rule)
+
+
+def defbatch_unary_axes(prim, axes_param="axes"):
+    """Batching for one-operand primitives whose params name axes of the operand (reductions,
+    flip, ...): put the batch axis in front and shift the axes by one."""
+    def rule(vals, dims, **params):
+        (x,), (d,) = vals, dims
+        x = bdim_to_front(x, d)
+        axes = params[axes_param]
+        if isinstance(axes, int):
+            params = dict(params, **{axes_param: axes + 1})
+        else:
+            params = dict(params, **{axes_param: tuple(a + 1 for a in axes)})
+        out = prim.bind(x, **params)
+        return out, 0
+    prim.def_batch(rule)
+
+
+def batched_at_0(fun, args, dims, axis_size=None):
+    """fun (flat arguments -> list of outputs) vmapped over `dims`, every output with its
+    batch axis in front (shared outputs broadcast): what rules that run bodies or user
+    functions batched (control flow, custom rules) agree on."""
+    from ..interpreters.batching import vmap_flat
+    n = axis_size if axis_size is not None else \
+        next(get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
+    outs, out_dims = vmap_flat(fun, list(args), list(dims), n)
+    return [broadcast_batched(o, d, n) for o, d in zip(outs, out_dims)]

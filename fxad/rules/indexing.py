@@ -12,11 +12,11 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer
 from ..errors import FxadTypeError
-from ..interpreters.batching import bdim_to_front, broadcast_batched, moveaxis, ndim_of
+from .helpers import bdim_to_front, broadcast_batched, moveaxis, ndim_of
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from .helpers import dtype_of, shape_of, unbroadcast
-from .. import lax
+from . import ops
 
 
 def _static_int(b):
@@ -94,7 +94,7 @@ def _layout(spec, ndim):
     return adjacent, (pos[0][1] if adjacent else 0)
 
 
-getitem_p = Primitive("getitem")
+getitem_p = Primitive("getitem", memory="views")
 getitem_p.def_impl(lambda x, *arrays, spec: np.asarray(x)[build_index(spec, arrays)])
 getitem_p.def_abstract_eval(lambda x, *arrays, spec: ShapedArray(
     _indexed_shape(x.shape, spec, [a.shape for a in arrays]), x.dtype))
@@ -103,10 +103,9 @@ def _getitem_jvp(primals, tangents, spec):
     ans = getitem_p.bind(x, *arrays, spec=spec)
     t = tangents[0]
     return ans, (Zero.like(ans) if type(t) is Zero else getitem_p.bind(t, *arrays, spec=spec))
-getitem_p.jvp = _getitem_jvp
-getitem_p.linear = True
-getitem_p.transpose = lambda ct, x, *arrays, spec: [
-    scatter_add(np.zeros(x.aval.shape, dtype_of(ct)), arrays, ct, spec)] + [None] * len(arrays)
+getitem_p.def_jvp(_getitem_jvp)
+getitem_p.def_transpose(lambda ct, x, *arrays, spec: [
+    scatter_add(np.zeros(x.aval.shape, dtype_of(ct)), arrays, ct, spec)] + [None] * len(arrays))
 
 
 def _batch_with_iota(x, arrays, adims, spec, n):
@@ -119,7 +118,7 @@ def _batch_with_iota(x, arrays, adims, spec, n):
         if d is not None:
             a = bdim_to_front(a, d)
             r = ndim_of(a) - 1
-            a = lax.reshape(a, (n,) + (1,) * (m - r) + tuple(shape_of(a)[1:]))
+            a = ops.reshape(a, (n,) + (1,) * (m - r) + tuple(shape_of(a)[1:]))
         new_arrays.append(a)
     new_spec = (("a", 0),) + tuple(("a", e[1] + 1) if type(e) is tuple and e[0] == "a" else e
                                    for e in spec)
@@ -143,8 +142,8 @@ def _getitem_batch(vals, dims, spec):
     n = next(shape_of(v)[d] for v, d in zip(vals, dims) if d is not None)
     x = broadcast_batched(x, xd, n)
     new_spec, new_arrays, perm = _batch_with_iota(x, arrays, adims, spec, n)
-    return lax.transpose(getitem_p.bind(x, *new_arrays, spec=new_spec), perm), 0
-getitem_p.batch = _getitem_batch
+    return ops.transpose(getitem_p.bind(x, *new_arrays, spec=new_spec), perm), 0
+getitem_p.def_batch(_getitem_batch)
 
 
 def _moves_adv_first(spec, ndim):
@@ -180,7 +179,7 @@ def _scatter_add_impl(x, *rest, spec):
     return out
 
 
-scatter_add_p = Primitive("scatter_add")  # scatter_add(x, *arrays, updates): x + S @ updates
+scatter_add_p = Primitive("scatter_add", memory="fresh")  # scatter_add(x, *arrays, updates): x + S @ updates
 scatter_add_p.def_impl(_scatter_add_impl)
 scatter_add_p.def_abstract_eval(lambda x, *rest, spec: ShapedArray(x.shape, x.dtype))
 def _scatter_add_jvp(primals, tangents, spec):
@@ -191,17 +190,16 @@ def _scatter_add_jvp(primals, tangents, spec):
         return ans, Zero.like(ans)
     tx = np.zeros(tx.aval.shape, tx.aval.dtype) if type(tx) is Zero else tx
     if type(tu) is Zero:
-        return ans, lax.convert_element_type(tx, dtype_of(ans))
+        return ans, ops.convert_element_type(tx, dtype_of(ans))
     return ans, scatter_add_p.bind(tx, *arrays, tu, spec=spec)
-scatter_add_p.jvp = _scatter_add_jvp
-scatter_add_p.linear = True
+scatter_add_p.def_jvp(_scatter_add_jvp)
 def _scatter_add_transpose(ct, x, *rest, spec):
     *arrays, upd = rest
     ct_x = unbroadcast(ct, x.aval) if is_undefined(x) else None
     ct_u = (unbroadcast(getitem_p.bind(ct, *arrays, spec=spec), upd.aval)
             if is_undefined(upd) else None)
     return [ct_x] + [None] * len(arrays) + [ct_u]
-scatter_add_p.transpose = _scatter_add_transpose
+scatter_add_p.def_transpose(_scatter_add_transpose)
 def _scatter_add_batch(vals, dims, spec):
     x, *arrays, upd = vals
     xd, *adims, ud = dims
@@ -212,7 +210,7 @@ def _scatter_add_batch(vals, dims, spec):
                              for a, d in zip(arrays, adims)])
     upd = broadcast_batched(upd, ud, n)
     us = tuple(shape_of(upd)[1:])
-    upd = lax.broadcast_to(lax.reshape(upd, (n,) + (1,) * (len(per_ex) - len(us)) + us),
+    upd = ops.broadcast_to(ops.reshape(upd, (n,) + (1,) * (len(per_ex) - len(us)) + us),
                            (n,) + per_ex)
     if all(d is None for d in adims):
         new_spec = (("s", None, None, None),) + spec
@@ -220,8 +218,8 @@ def _scatter_add_batch(vals, dims, spec):
             upd = moveaxis(upd, 0, _adv_ndim(arrays))
         return scatter_add_p.bind(x, *arrays, upd, spec=new_spec), 0
     new_spec, new_arrays, perm = _batch_with_iota(x, arrays, adims, spec, n)
-    upd = lax.transpose(upd, tuple(np.argsort(perm)))
+    upd = ops.transpose(upd, tuple(np.argsort(perm)))
     return scatter_add_p.bind(x, *new_arrays, upd, spec=new_spec), 0
-scatter_add_p.batch = _scatter_add_batch
+scatter_add_p.def_batch(_scatter_add_batch)
 def scatter_add(x, arrays, updates, spec):
     return scatter_add_p.bind(x, *arrays, updates, spec=spec)

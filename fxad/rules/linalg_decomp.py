@@ -13,23 +13,23 @@ import scipy.linalg
 
 from ..core import Primitive, ShapedArray
 from ..errors import FxadTypeError, FxadValueError
-from ..interpreters.batching import bdim_to_front, ndim_of
+from .helpers import bdim_to_front, ndim_of
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from .helpers import ct_for, defjvp, dtype_of, shape_of
 from .linalg_solve import (batch_all, diag_part, float_dtype, lu_factor, lu_solve, mH, mm, mT,
                            one_triangle_herm, one_triangle_sym, solve_triangular, square,
                            square_aval, stacked, tri)
-from .. import lax
+from . import ops
 
 
 def _inv_gaps(d):
     """F_ij = 1 / (d_j - d_i) off the diagonal, 0 on it (the diagonal is never divided by)."""
     s = shape_of(d)
     n = s[-1]
-    diff = lax.sub(lax.reshape(d, s[:-1] + (1, n)), lax.reshape(d, s[:-1] + (n, 1)))
+    diff = ops.sub(ops.reshape(d, s[:-1] + (1, n)), ops.reshape(d, s[:-1] + (n, 1)))
     eye = np.eye(n, dtype=bool)
-    return lax.mul(lax.div(1.0, lax.select(eye, 1.0, diff)), (~eye).astype(dtype_of(d)))
+    return ops.mul(ops.div(1.0, ops.select(eye, 1.0, diff)), (~eye).astype(dtype_of(d)))
 
 
 def _real_only(name, dtype):
@@ -69,9 +69,9 @@ def _eigh_jvp(primals, tangents, lower):
     _real_only("eigh", dtype_of(ta))
     # M = vᵀ dA v: dw = diag(M), dv = v (F ∘ M) with F_ij = 1/(w_j - w_i).
     M = mm(mT(v), mm(one_triangle_sym(ta, lower), v))
-    return [w, v], [diag_part(M), mm(v, lax.mul(M, _inv_gaps(w)))]
-eigh_p.jvp = _eigh_jvp
-eigh_p.batch = _front(eigh_p)
+    return [w, v], [diag_part(M), mm(v, ops.mul(M, _inv_gaps(w)))]
+eigh_p.def_jvp(_eigh_jvp)
+eigh_p.def_batch(_front(eigh_p))
 def eigh(a, lower=True): return eigh_p.bind(a, lower=bool(lower))
 
 
@@ -88,9 +88,9 @@ def _eigvalsh_jvp(primals, tangents, lower):
         w = eigvalsh(a, lower)
         return w, Zero.like(w)
     w, v = eigh(a, lower)
-    return w, lax.real(diag_part(mm(mH(v), mm(one_triangle_herm(ta, lower), v))))
-eigvalsh_p.jvp = _eigvalsh_jvp
-eigvalsh_p.batch = _front(eigvalsh_p)
+    return w, ops.real(diag_part(mm(mH(v), mm(one_triangle_herm(ta, lower), v))))
+eigvalsh_p.def_jvp(_eigvalsh_jvp)
+eigvalsh_p.def_batch(_front(eigvalsh_p))
 def eigvalsh(a, lower=True): return eigvalsh_p.bind(a, lower=bool(lower))
 
 
@@ -117,11 +117,11 @@ def _qr_jvp(primals, tangents):
     dA_rinv = mT(solve_triangular(r, mT(ta), lower=False, trans=1))
     qt = mm(mT(q), dA_rinv)
     low = tri(qt, True, -1)
-    skew = lax.sub(low, mT(low))
-    dq = lax.add(mm(q, lax.sub(skew, qt)), dA_rinv)
-    return [q, r], [dq, mm(lax.sub(qt, skew), r)]
-qr_p.jvp = _qr_jvp
-qr_p.batch = _front(qr_p)
+    skew = ops.sub(low, mT(low))
+    dq = ops.add(mm(q, ops.sub(skew, qt)), dA_rinv)
+    return [q, r], [dq, mm(ops.sub(qt, skew), r)]
+qr_p.def_jvp(_qr_jvp)
+qr_p.def_batch(_front(qr_p))
 def qr(a): return qr_p.bind(a)
 
 
@@ -163,18 +163,18 @@ def _svd_jvp(primals, tangents):
     v = mT(vt)
     dS = mm(mT(u), mm(ta, v))  # Uᵀ dA V; ds is its diagonal
     sh = shape_of(s)
-    s_row = lax.reshape(s, sh[:-1] + (1, sh[-1]))
-    F = _inv_gaps(lax.mul(s, s))  # 1 / (s_j² - s_i²)
-    dSS, SdS = lax.mul(dS, s_row), lax.mul(mT(s_row), dS)
-    du = mm(u, lax.mul(F, lax.add(dSS, mT(dSS))))
-    dv = mm(v, lax.mul(F, lax.add(SdS, mT(SdS))))
+    s_row = ops.reshape(s, sh[:-1] + (1, sh[-1]))
+    F = _inv_gaps(ops.mul(s, s))  # 1 / (s_j² - s_i²)
+    dSS, SdS = ops.mul(dS, s_row), ops.mul(mT(s_row), dS)
+    du = mm(u, ops.mul(F, ops.add(dSS, mT(dSS))))
+    dv = mm(v, ops.mul(F, ops.add(SdS, mT(SdS))))
     if m > n:  # the part of dA V outside span(U)
-        du = lax.add(du, lax.div(lax.sub(mm(ta, v), mm(u, dS)), s_row))
+        du = ops.add(du, ops.div(ops.sub(mm(ta, v), mm(u, dS)), s_row))
     if n > m:  # the part of dAᵀ U outside span(V)
-        dv = lax.add(dv, lax.div(lax.sub(mm(mT(ta), u), mm(v, mT(dS))), s_row))
+        dv = ops.add(dv, ops.div(ops.sub(mm(mT(ta), u), mm(v, mT(dS))), s_row))
     return [u, s, vt], [du, diag_part(dS), mT(dv)]
-svd_p.jvp = _svd_jvp
-svd_p.batch = _front(svd_p)
+svd_p.def_jvp(_svd_jvp)
+svd_p.def_batch(_front(svd_p))
 def svd(a): return svd_p.bind(a)
 
 
@@ -185,15 +185,15 @@ expm_p.def_impl(lambda a: scipy.linalg.expm(a))
 expm_p.def_abstract_eval(square_aval("expm"))
 # d expm(A)[dA] is the Fréchet derivative L(A, dA): one primitive that reuses the Padé work.
 defjvp(expm_p, lambda t, a: expm_frechet(a, t))
-expm_p.batch = _front(expm_p)
+expm_p.def_batch(_front(expm_p))
 def expm(a): return expm_p.bind(a)
 
 
 def _block(tl, tr, bl):
     """[[tl, tr], [bl, tl]] over the last two axes."""
     nd = len(shape_of(tl))
-    return lax.concatenate([lax.concatenate([tl, tr], nd - 1),
-                            lax.concatenate([bl, tl], nd - 1)], nd - 2)
+    return ops.concatenate([ops.concatenate([tl, tr], nd - 1),
+                            ops.concatenate([bl, tl], nd - 1)], nd - 2)
 
 
 expm_frechet_p = Primitive("expm_frechet")  # L(a, e), linear in e
@@ -224,16 +224,15 @@ def _expm_frechet_jvp(primals, tangents):
     z = np.zeros(shape_of(ta), dtype_of(ta))
     big = expm_frechet(_block(a, e, np.zeros(shape_of(a), dtype_of(a))),
                        _block(ta, z if type(te) is Zero else te, z))
-    return ans, lax.getitem(big, (Ellipsis, slice(0, n), slice(n, 2 * n)))
-expm_frechet_p.jvp = _expm_frechet_jvp
-expm_frechet_p.linear = True
+    return ans, ops.getitem(big, (Ellipsis, slice(0, n), slice(n, 2 * n)))
+expm_frechet_p.def_jvp(_expm_frechet_jvp)
 def _expm_frechet_transpose(ct, a, e):
     if is_undefined(a) or not is_undefined(e):
         raise FxadTypeError("cannot transpose 'expm_frechet': it is linear in its direction "
                             "only")
     return [None, ct_for(e, expm_frechet(mT(a), ct))]  # ⟨C, L(A, E)⟩ = ⟨L(Aᵀ, C), E⟩
-expm_frechet_p.transpose = _expm_frechet_transpose
-expm_frechet_p.batch = lambda vals, dims: batch_all(lambda *v: expm_frechet(*v), vals, dims)
+expm_frechet_p.def_transpose(_expm_frechet_transpose)
+expm_frechet_p.def_batch(lambda vals, dims: batch_all(lambda *v: expm_frechet(*v), vals, dims))
 def expm_frechet(a, e): return expm_frechet_p.bind(a, e)
 
 
@@ -259,20 +258,20 @@ def _eig_jvp(primals, tangents):
     if type(ta) is Zero:
         return [w, v], [Zero.like(w), Zero.like(v)]
     lu, piv = lu_factor(v, transposed=True)
-    m = lu_solve(v, lu, piv, mm(lax.convert_element_type(ta, dtype_of(v)), v), 0, lu_t=True)
-    dv = mm(v, lax.mul(_inv_gaps(w), m))
-    unit = lax.reduce_sum(lax.real(lax.mul(lax.conj(v), dv)), (ndim_of(v) - 2,), True)
-    dv = lax.sub(dv, lax.mul(v, unit))                                  # keep |v_j| = 1
+    m = lu_solve(v, lu, piv, mm(ops.convert_element_type(ta, dtype_of(v)), v), 0, lu_t=True)
+    dv = mm(v, ops.mul(_inv_gaps(w), m))
+    unit = ops.reduce_sum(ops.real(ops.mul(ops.conj(v), dv)), (ndim_of(v) - 2,), True)
+    dv = ops.sub(dv, ops.mul(v, unit))                                  # keep |v_j| = 1
     n = shape_of(v)[-1]
-    k = lax.argmax(lax.abs(v), ndim_of(v) - 2, keepdims=True)          # (..., 1, n)
-    pick = lax.eq(np.arange(n).reshape(n, 1), k)                       # one-hot rows
-    vk = lax.reduce_sum(lax.select(pick, v, 0.0), (ndim_of(v) - 2,), True)
-    dvk = lax.reduce_sum(lax.select(pick, dv, 0.0), (ndim_of(v) - 2,), True)
-    turn = lax.imag(lax.div(dvk, vk))                                  # keep v_k real
-    dv = lax.sub(dv, lax.mul(v, lax.complex(lax.mul(turn, 0.0), turn)))
+    k = ops.argmax(ops.abs(v), ndim_of(v) - 2, keepdims=True)          # (..., 1, n)
+    pick = ops.eq(np.arange(n).reshape(n, 1), k)                       # one-hot rows
+    vk = ops.reduce_sum(ops.select(pick, v, 0.0), (ndim_of(v) - 2,), True)
+    dvk = ops.reduce_sum(ops.select(pick, dv, 0.0), (ndim_of(v) - 2,), True)
+    turn = ops.imag(ops.div(dvk, vk))                                  # keep v_k real
+    dv = ops.sub(dv, ops.mul(v, ops.complex(ops.mul(turn, 0.0), turn)))
     return [w, v], [diag_part(m), dv]
-eig_p.jvp = _eig_jvp
-eig_p.batch = _front(eig_p)
+eig_p.def_jvp(_eig_jvp)
+eig_p.def_batch(_front(eig_p))
 def eig(a): return eig_p.bind(a)
 
 
@@ -291,14 +290,14 @@ def _pinv_jvp(primals, tangents, rcond):
         return p, Zero.like(p)
     m, n = shape_of(a)[-2:]
     ph, tah = mH(p), mH(ta)
-    left = lax.sub(np.eye(m, dtype=dtype_of(p)), mm(a, p))    # I - a p (m, m)
-    right = lax.sub(np.eye(n, dtype=dtype_of(p)), mm(p, a))   # I - p a (n, n)
-    dp = lax.neg(mm(mm(p, ta), p))
-    dp = lax.add(dp, mm(mm(p, ph), mm(tah, left)))
-    dp = lax.add(dp, mm(right, mm(tah, mm(ph, p))))
+    left = ops.sub(np.eye(m, dtype=dtype_of(p)), mm(a, p))    # I - a p (m, m)
+    right = ops.sub(np.eye(n, dtype=dtype_of(p)), mm(p, a))   # I - p a (n, n)
+    dp = ops.neg(mm(mm(p, ta), p))
+    dp = ops.add(dp, mm(mm(p, ph), mm(tah, left)))
+    dp = ops.add(dp, mm(right, mm(tah, mm(ph, p))))
     return p, dp
-pinv_p.jvp = _pinv_jvp
-pinv_p.batch = _front(pinv_p)
+pinv_p.def_jvp(_pinv_jvp)
+pinv_p.def_batch(_front(pinv_p))
 def pinv(a, rcond=1e-15): return pinv_p.bind(a, rcond=float(rcond))
 
 

@@ -20,11 +20,11 @@ import scipy.linalg
 
 from ..core import Primitive, ShapedArray
 from ..errors import FxadTypeError, FxadValueError
-from ..interpreters.batching import batch_size, bdim_to_front, broadcast_batched, ndim_of
+from .helpers import batch_size, bdim_to_front, broadcast_batched, ndim_of
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from .helpers import ct_for, defjvp_zero, dtype_of, shape_of
-from .. import lax
+from . import ops
 
 
 # --- shared helpers (also used by linalg_decomp) -------------------------------------------
@@ -72,20 +72,30 @@ def rhs_aval(name, m, b):
         raise FxadValueError(f"{name}: right-hand side of shape {b.shape} does not match "
                              f"matrices of shape {m.shape}: it needs {n} rows, as ({n},) or "
                              f"(..., {n}, k)")
-    dm, db = float_dtype(m.dtype), float_dtype(b.dtype)
-    return ShapedArray(b.shape, dm if dm == db else np.result_type(dm, db))
+    return ShapedArray(b.shape, solve_dtype(m.dtype, b.dtype))
+
+
+def solve_dtype(m_dtype, b_dtype):
+    dm, db = float_dtype(m_dtype), float_dtype(b_dtype)
+    return dm if dm == db else np.result_type(dm, db)
+
+
+def empty_solution(m, b):
+    """The solution of an empty system (no unknowns or no right-hand sides), made here and
+    not by LAPACK: SciPy < 1.14 rejects n = 0, and the dtype is the shape rule's."""
+    return np.empty(np.shape(b), solve_dtype(np.asarray(m).dtype, np.asarray(b).dtype))
 
 
 def mT(x):
     """Swap the last two axes."""
     perm = list(range(ndim_of(x)))
     perm[-2], perm[-1] = perm[-1], perm[-2]
-    return lax.transpose(x, tuple(perm))
+    return ops.transpose(x, tuple(perm))
 
 
 def mH(x):
     """The conjugate transpose (mT for real x: conj is then the identity)."""
-    return lax.conj(mT(x))
+    return ops.conj(mT(x))
 
 
 def op(x, trans):
@@ -97,19 +107,19 @@ def mm(a, b):
     """a @ b over equal leading dims; b may be a stack of vectors (one dim fewer than a)."""
     nd = ndim_of(a)
     batch = tuple(range(nd - 2))
-    return lax.dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
+    return ops.dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
 
 
 def tri(x, lower=True, k=0):
     """The lower (upper) triangle of x from diagonal k (-k), as a multiply by a constant."""
     n = shape_of(x)[-1]
     mask = np.tri(n, k=k, dtype=dtype_of(x))
-    return lax.mul(x, mask if lower else mask.T)
+    return ops.mul(x, mask if lower else mask.T)
 
 
 def one_triangle_sym(x, lower=True):
     """The symmetric matrix LAPACK sees when it reads only one triangle of x."""
-    return lax.add(tri(x, lower), mT(tri(x, lower, -1)))
+    return ops.add(tri(x, lower), mT(tri(x, lower, -1)))
 
 
 def one_triangle_herm(x, lower=True):
@@ -117,8 +127,8 @@ def one_triangle_herm(x, lower=True):
     part of its diagonal (Cholesky); the symmetric one for real x."""
     if dtype_of(x).kind != "c":
         return one_triangle_sym(x, lower)
-    strict, re = tri(x, lower, -1), lax.real(x)
-    return lax.add(lax.add(strict, mH(strict)), lax.mul(re, eye_like(re)))
+    strict, re = tri(x, lower, -1), ops.real(x)
+    return ops.add(ops.add(strict, mH(strict)), ops.mul(re, eye_like(re)))
 
 
 def eye_like(x):
@@ -127,7 +137,7 @@ def eye_like(x):
 
 
 def diag_part(x):
-    return lax.reduce_sum(lax.mul(x, eye_like(x)), (ndim_of(x) - 1,))
+    return ops.reduce_sum(ops.mul(x, eye_like(x)), (ndim_of(x) - 1,))
 
 
 def minus_dA_x(tb, dA, x):
@@ -135,7 +145,7 @@ def minus_dA_x(tb, dA, x):
     if dA is None:
         return tb
     d = mm(dA, x)
-    return lax.neg(d) if tb is None else lax.sub(tb, d)
+    return ops.neg(d) if tb is None else ops.sub(tb, d)
 
 
 def nonzero(t):
@@ -160,8 +170,8 @@ def batch_solve(bind, vals, dims):
         s = shape_of(b)
         if len(s) == 2:  # (B, n) vectors -> an (n, B) right-hand side
             return bind(*mats, mT(b)), 1
-        cols = lax.reshape(lax.transpose(b, (1, 0, 2)), (s[1], s[0] * s[2]))
-        return lax.reshape(bind(*mats, cols), (s[1], s[0], s[2])), 1
+        cols = ops.reshape(ops.transpose(b, (1, 0, 2)), (s[1], s[0] * s[2]))
+        return ops.reshape(bind(*mats, cols), (s[1], s[0], s[2])), 1
     return batch_all(bind, vals, dims)
 
 
@@ -175,7 +185,7 @@ def transposed_solve(solve, ct, trans):
     """The transpose of b -> op(A)⁻¹ b applied to ct, given solve(rhs, trans): op(A)⁻ᵀ ct,
     the solve with the other `trans`; for op = ᴴ (trans 2) that is conj(A⁻¹ conj(ct))."""
     if trans == 2:
-        return lax.conj(solve(lax.conj(ct), 0))
+        return ops.conj(solve(ops.conj(ct), 0))
     return solve(ct, 1 - trans)
 
 
@@ -211,8 +221,8 @@ def _lu_factor_one(a, transposed=False):
     a = np.asarray(a)
     if transposed:
         a = a.T
-    if a.size == 0:
-        lu, piv = scipy.linalg.lu_factor(a, check_finite=False)
+    if a.size == 0:  # an empty system: nothing to factor (SciPy < 1.14 rejects it)
+        lu, piv = np.empty(a.shape, float_dtype(a.dtype)), np.empty(a.shape[0], np.int32)
     else:
         lu, piv, info = _lapack("getrf", a)(a, overwrite_a=False)
         _check_info(info, "getrf")
@@ -223,7 +233,7 @@ def _lu_solve_one(lu, piv, b, trans):
     """op(a)⁻¹ b from one matrix's factors (tests count calls to this)."""
     lu, b = np.asarray(lu), np.asarray(b)
     if b.size == 0:
-        return scipy.linalg.lu_solve((lu, piv), b, trans=trans, check_finite=False)
+        return empty_solution(lu, b)
     x, info = _lapack("getrs", lu, b)(lu, piv, b, trans=trans, overwrite_b=False)
     _check_info(info, "getrs")
     return x
@@ -248,14 +258,14 @@ def _lu_factor_jvp(primals, tangents, with_lu_tangent, transposed):
         return [lu, piv], [Zero.like(lu), Zero.like(piv)]
     # A = P L U: Φ = L⁻¹ Pᵀ dA U⁻¹ = L⁻¹ dL + dU U⁻¹ (strictly lower + upper), and
     # L⁻¹ Pᵀ = U A⁻¹, so Φ = U (A⁻¹ dA) U⁻¹ needs no permutation.
-    U, L = tri(lu, False), lax.add(tri(lu, True, -1), eye_like(lu))
+    U, L = tri(lu, False), ops.add(tri(lu, True, -1), eye_like(lu))
     UX = mm(U, lu_solve(a, lu, piv, ta, 0))
     phi = mT(solve_triangular(U, mT(UX), lower=False, trans=1))
-    return [lu, piv], [lax.add(mm(L, tri(phi, True, -1)), mm(tri(phi, False), U)),
+    return [lu, piv], [ops.add(mm(L, tri(phi, True, -1)), mm(tri(phi, False), U)),
                        Zero.like(piv)]
-lu_factor_p.jvp = _lu_factor_jvp
-lu_factor_p.batch = lambda vals, dims, with_lu_tangent, transposed: (
-    lu_factor(bdim_to_front(vals[0], dims[0]), with_lu_tangent, transposed), [0, 0])
+lu_factor_p.def_jvp(_lu_factor_jvp)
+lu_factor_p.def_batch(lambda vals, dims, with_lu_tangent, transposed: (
+    lu_factor(bdim_to_front(vals[0], dims[0]), with_lu_tangent, transposed), [0, 0]))
 def lu_factor(a, with_lu_tangent=False, transposed=False):
     assert not (with_lu_tangent and transposed), "the factors of aᵀ have no tangent rule"
     return lu_factor_p.bind(a, with_lu_tangent=bool(with_lu_tangent),
@@ -275,8 +285,8 @@ def _pivots_to_permutation(piv):
 lu_pivots_to_permutation_p.def_impl(_pivots_to_permutation)
 lu_pivots_to_permutation_p.def_abstract_eval(lambda piv: ShapedArray(piv.shape, np.int32))
 defjvp_zero(lu_pivots_to_permutation_p)  # integer-valued
-lu_pivots_to_permutation_p.batch = lambda vals, dims: (
-    lu_pivots_to_permutation(bdim_to_front(vals[0], dims[0])), 0)
+lu_pivots_to_permutation_p.def_batch(lambda vals, dims: (
+    lu_pivots_to_permutation(bdim_to_front(vals[0], dims[0])), 0))
 def lu_pivots_to_permutation(piv): return lu_pivots_to_permutation_p.bind(piv)
 
 
@@ -284,9 +294,9 @@ def lu_reconstruct(lu, piv):
     """a = Pᵀ L U from the factors, differentiable in lu (for a plain (lu, piv) tuple)."""
     n = shape_of(lu)[-1]
     perm = lu_pivots_to_permutation(piv)
-    q = lax.convert_element_type(  # q @ a = a[perm]
-        lax.eq(lax.reshape(perm, shape_of(perm) + (1,)), np.arange(n)), dtype_of(lu))
-    L = lax.add(tri(lu, True, -1), eye_like(lu))
+    q = ops.convert_element_type(  # q @ a = a[perm]
+        ops.eq(ops.reshape(perm, shape_of(perm) + (1,)), np.arange(n)), dtype_of(lu))
+    L = ops.add(tri(lu, True, -1), eye_like(lu))
     return mm(mT(q), mm(L, tri(lu, False)))
 
 
@@ -304,15 +314,14 @@ def _lu_solve_jvp(primals, tangents, trans, lu_t):
     # op(A) x = b  =>  op(A) dx = db - op(dA) x: one more solve with the same factors.
     dA = None if type(ta) is Zero else op(ta, trans)
     return x, lu_solve(a, lu, piv, minus_dA_x(nonzero(tb), dA, x), trans, lu_t)
-lu_solve_p.jvp = _lu_solve_jvp
-lu_solve_p.linear = True
+lu_solve_p.def_jvp(_lu_solve_jvp)
 def _lu_solve_transpose(ct, a, lu, piv, b, trans, lu_t):
     only_b_linear("lu_solve", (a, lu, piv, b))
     return [None, None, None, ct_for(b, transposed_solve(
         lambda rhs, t: lu_solve(a, lu, piv, rhs, t, lu_t), ct, trans))]
-lu_solve_p.transpose = _lu_solve_transpose
-lu_solve_p.batch = lambda vals, dims, trans, lu_t: batch_solve(
-    lambda *v: lu_solve(*v, trans=trans, lu_t=lu_t), vals, dims)
+lu_solve_p.def_transpose(_lu_solve_transpose)
+lu_solve_p.def_batch(lambda vals, dims, trans, lu_t: batch_solve(
+    lambda *v: lu_solve(*v, trans=trans, lu_t=lu_t), vals, dims))
 def lu_solve(a, lu, piv, b, trans=0, lu_t=False):
     assert trans in (0, 1) or (trans == 2 and not lu_t), "trans 2 needs a's own factors"
     return lu_solve_p.bind(a, lu, piv, b, trans=int(trans), lu_t=bool(lu_t))
@@ -322,8 +331,8 @@ def lu_solve(a, lu, piv, b, trans=0, lu_t=False):
 
 solve_triangular_p = Primitive("solve_triangular")  # op(tri(a))⁻¹ b, one triangle of a read
 solve_triangular_p.def_impl(lambda a, b, lower, trans, unit_diagonal: stacked(
-    lambda a, b: scipy.linalg.solve_triangular(a, b, trans=trans, lower=lower,
-                                               unit_diagonal=unit_diagonal, check_finite=False),
+    lambda a, b: empty_solution(a, b) if b.size == 0 else scipy.linalg.solve_triangular(
+        a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal, check_finite=False),
     a, b))
 solve_triangular_p.def_abstract_eval(
     lambda a, b, **params: rhs_aval("solve_triangular", a, b))
@@ -337,15 +346,14 @@ def _solve_triangular_jvp(primals, tangents, lower, trans, unit_diagonal):
     if type(ta) is not Zero:  # only the triangle the solve reads moves it
         dA = op(tri(ta, lower, -1 if unit_diagonal else 0), trans)
     return x, solve_triangular(a, minus_dA_x(nonzero(tb), dA, x), **params)
-solve_triangular_p.jvp = _solve_triangular_jvp
-solve_triangular_p.linear = True
+solve_triangular_p.def_jvp(_solve_triangular_jvp)
 def _solve_triangular_transpose(ct, a, b, lower, trans, unit_diagonal):
     only_b_linear("solve_triangular", (a, b))
     return [None, ct_for(b, transposed_solve(
         lambda rhs, t: solve_triangular(a, rhs, lower, t, unit_diagonal), ct, trans))]
-solve_triangular_p.transpose = _solve_triangular_transpose
-solve_triangular_p.batch = lambda vals, dims, **params: batch_solve(
-    lambda *v: solve_triangular_p.bind(*v, **params), vals, dims)
+solve_triangular_p.def_transpose(_solve_triangular_transpose)
+solve_triangular_p.def_batch(lambda vals, dims, **params: batch_solve(
+    lambda *v: solve_triangular_p.bind(*v, **params), vals, dims))
 def solve_triangular(a, b, lower=True, trans=0, unit_diagonal=False):
     return solve_triangular_p.bind(a, b, lower=bool(lower), trans=int(trans),
                                    unit_diagonal=bool(unit_diagonal))
@@ -367,9 +375,9 @@ def _cholesky_jvp(primals, tangents):
     Y = solve_triangular(L, mH(solve_triangular(L, dA, lower=True)), lower=True)
     n = shape_of(L)[-1]
     phi = np.tri(n, k=-1, dtype=dtype_of(L)) + 0.5 * np.eye(n, dtype=dtype_of(L))
-    return L, mm(L, lax.mul(Y, phi))
-cholesky_p.jvp = _cholesky_jvp
-cholesky_p.batch = lambda vals, dims: (cholesky(bdim_to_front(vals[0], dims[0])), 0)
+    return L, mm(L, ops.mul(Y, phi))
+cholesky_p.def_jvp(_cholesky_jvp)
+cholesky_p.def_batch(lambda vals, dims: (cholesky(bdim_to_front(vals[0], dims[0])), 0))
 def cholesky(a): return cholesky_p.bind(a)
 
 
@@ -378,7 +386,8 @@ def cholesky(a): return cholesky_p.bind(a)
 # derivative.
 cho_solve_p = Primitive("cho_solve")
 cho_solve_p.def_impl(lambda a, l, b, lower: stacked(
-    lambda l, b: scipy.linalg.cho_solve((l, True), b, check_finite=False), l, b))
+    lambda l, b: empty_solution(l, b) if b.size == 0 else
+    scipy.linalg.cho_solve((l, True), b, check_finite=False), l, b))
 cho_solve_p.def_abstract_eval(lambda a, l, b, lower: rhs_aval("cho_solve", l, b))
 def _cho_solve_jvp(primals, tangents, lower):
     (a, l, b), (ta, _, tb) = primals, tangents
@@ -387,15 +396,14 @@ def _cho_solve_jvp(primals, tangents, lower):
         return x, Zero.like(x)
     dA = None if type(ta) is Zero else one_triangle_herm(ta, lower)
     return x, cho_solve(a, l, minus_dA_x(nonzero(tb), dA, x), lower)
-cho_solve_p.jvp = _cho_solve_jvp
-cho_solve_p.linear = True
+cho_solve_p.def_jvp(_cho_solve_jvp)
 def _cho_solve_transpose(ct, a, l, b, lower):
     only_b_linear("cho_solve", (a, l, b))
     # Aᵀ = conj(A) for Hermitian A, so A⁻ᵀ ct = conj(A⁻¹ conj(ct)) (A⁻¹ ct for real A).
-    return [None, None, ct_for(b, lax.conj(cho_solve(a, l, lax.conj(ct), lower)))]
-cho_solve_p.transpose = _cho_solve_transpose
-cho_solve_p.batch = lambda vals, dims, lower: batch_solve(
-    lambda *v: cho_solve(*v, lower=lower), vals, dims)
+    return [None, None, ct_for(b, ops.conj(cho_solve(a, l, ops.conj(ct), lower)))]
+cho_solve_p.def_transpose(_cho_solve_transpose)
+cho_solve_p.def_batch(lambda vals, dims, lower: batch_solve(
+    lambda *v: cho_solve(*v, lower=lower), vals, dims))
 def cho_solve(a, l, b, lower=True): return cho_solve_p.bind(a, l, b, lower=bool(lower))
 
 
@@ -421,7 +429,7 @@ def _slogdet_impl(a, lu, piv):
 def _dlogdet(ta, a, lu, piv):
     """tr(A⁻¹ dA) = Σ A⁻ᵀ ∘ dA, with A⁻ᵀ from the factors: O(n²) per tangent."""
     nd = ndim_of(ta)
-    return lax.reduce_sum(lax.mul(ta, _inv_t(a, lu, piv)), (nd - 2, nd - 1))
+    return ops.reduce_sum(ops.mul(ta, _inv_t(a, lu, piv)), (nd - 2, nd - 1))
 
 
 def _inv_t(a, lu, piv):
@@ -459,7 +467,7 @@ def _cofactor_impl(a, lu, piv):
 
 # cofactor(a, lu, piv) = adj(a)ᵀ, the gradient of det. Its JVP (det's second derivative) is
 # d(det A⁻ᵀ) = C tr(A⁻¹ dA) - C dAᵀ A⁻ᵀ: exact for an invertible a, NaN at a singular one.
-cofactor_p = Primitive("cofactor")
+cofactor_p = Primitive("cofactor", memory="fresh")
 cofactor_p.def_impl(_cofactor_impl)
 cofactor_p.def_abstract_eval(lambda a, lu, piv: ShapedArray(lu.shape, lu.dtype))
 def _cofactor_jvp(primals, tangents):
@@ -467,10 +475,10 @@ def _cofactor_jvp(primals, tangents):
     c = cofactor(a, lu, piv)
     if type(ta) is Zero:
         return c, Zero.like(c)
-    tr = lax.reshape(_dlogdet(ta, a, lu, piv), shape_of(c)[:-2] + (1, 1))
-    return c, lax.sub(lax.mul(c, tr), mm(c, mm(mT(ta), _inv_t(a, lu, piv))))
-cofactor_p.jvp = _cofactor_jvp
-cofactor_p.batch = lambda vals, dims: batch_all(lambda *v: cofactor(*v), vals, dims)
+    tr = ops.reshape(_dlogdet(ta, a, lu, piv), shape_of(c)[:-2] + (1, 1))
+    return c, ops.sub(ops.mul(c, tr), mm(c, mm(mT(ta), _inv_t(a, lu, piv))))
+cofactor_p.def_jvp(_cofactor_jvp)
+cofactor_p.def_batch(lambda vals, dims: batch_all(lambda *v: cofactor(*v), vals, dims))
 def cofactor(a, lu, piv): return cofactor_p.bind(a, lu, piv)
 
 
@@ -484,9 +492,9 @@ def _det_jvp(primals, tangents):
         return ans, Zero.like(ans)
     # d det = tr(adj(A) dA): right at every rank (det · tr(A⁻¹ dA) is NaN at singular A)
     nd = ndim_of(ta)
-    return ans, lax.reduce_sum(lax.mul(ta, cofactor(a, lu, piv)), (nd - 2, nd - 1))
-det_p.jvp = _det_jvp
-det_p.batch = lambda vals, dims: batch_all(lambda *v: det(*v), vals, dims)
+    return ans, ops.reduce_sum(ops.mul(ta, cofactor(a, lu, piv)), (nd - 2, nd - 1))
+det_p.def_jvp(_det_jvp)
+det_p.def_batch(lambda vals, dims: batch_all(lambda *v: det(*v), vals, dims))
 def det(a, lu, piv): return det_p.bind(a, lu, piv)
 
 
@@ -504,9 +512,9 @@ def _slogdet_jvp(primals, tangents):
     if dtype_of(sign).kind != "c":  # a real sign is piecewise constant
         return [sign, logdet], [Zero.like(sign), t]
     # log det = log|det| + i arg(det): the real part moves log|det|, the imaginary the phase.
-    return [sign, logdet], [lax.mul(sign, lax.mul(lax.imag(t), 1j)), lax.real(t)]
-slogdet_p.jvp = _slogdet_jvp
-slogdet_p.batch = lambda vals, dims: batch_all(lambda *v: slogdet(*v), vals, dims, 2)
+    return [sign, logdet], [ops.mul(sign, ops.mul(ops.imag(t), 1j)), ops.real(t)]
+slogdet_p.def_jvp(_slogdet_jvp)
+slogdet_p.def_batch(lambda vals, dims: batch_all(lambda *v: slogdet(*v), vals, dims, 2))
 def slogdet(a, lu, piv): return slogdet_p.bind(a, lu, piv)
 
 

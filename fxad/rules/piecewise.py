@@ -8,10 +8,11 @@ import numpy as np
 from ..core import Primitive, ShapedArray
 from ..interpreters.jvp import Zero
 from .elementwise import elementwise, eq, mul, select
-from .helpers import defjvp, deflinear, fit, unbroadcast
+from .helpers import defderiv, defjvp, deflinear, fit, unbroadcast
 
 copysign_p = elementwise("copysign", np.copysign)  # |x| with y's sign bit (also -0.0, NaNs)
-defjvp(copysign_p, lambda t, x, y: mul(t, mul(copysign(1.0, x), copysign(1.0, y))), None)
+defderiv(copysign_p, lambda needed, x, y: [
+    mul(copysign(1.0, x), copysign(1.0, y)) if needed[0] else None, None])
 def copysign(x, y): return copysign_p.bind(x, y)
 
 
@@ -27,7 +28,7 @@ deflinear(ldexp_p, lambda ct, x, e: [unbroadcast(ldexp(ct, e), x.aval), None], l
 def ldexp(x, e): return ldexp_p.bind(x, e)
 
 
-modf_p = Primitive("modf", multiple_results=True)  # (fraction, integral part), x's sign
+modf_p = Primitive("modf", multiple_results=True, memory="fresh")  # (fraction, integral part), x's sign
 modf_p.def_impl(lambda x: np.modf(x))
 modf_p.def_abstract_eval(lambda x: [ShapedArray(x.shape, np.modf(x.sample())[0].dtype)] * 2)
 def _modf_jvp(primals, tangents):
@@ -35,8 +36,8 @@ def _modf_jvp(primals, tangents):
     frac, whole = modf(x)
     return [frac, whole], [Zero.like(frac) if type(t) is Zero else fit(t, frac),
                            Zero.like(whole)]  # the integral part is piecewise constant
-modf_p.jvp = _modf_jvp
-modf_p.batch = lambda vals, dims: (modf(vals[0]), [dims[0]] * 2)
+modf_p.def_jvp(_modf_jvp)
+modf_p.def_batch(lambda vals, dims: (modf(vals[0]), [dims[0]] * 2))
 def modf(x): return tuple(modf_p.bind(x))  # a tuple, as NumPy's
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray
-from ..interpreters.batching import defbatch_unary_axes
+from .helpers import defbatch_unary_axes
 from ..interpreters.jvp import Zero
 from .helpers import defjvp_zero, deflinear, norm_axes, probe_dtype, shape_of
-from .. import lax
+from . import ops
 
 
 def reduced_shape(shape, axes, keepdims):
@@ -24,9 +24,12 @@ def ufunc_reduce(ufunc):
     return lambda x, axes, keepdims: ufunc.reduce(x, axes, keepdims=keepdims)
 
 
-def reduction(name, impl):
-    p = Primitive(name)
-    p.def_impl(impl)
+def reduction(name, ufunc):
+    """A reduction by a ufunc over static axes: impl and lowering are the ufunc's reduce."""
+    p = Primitive(name, memory="fresh")
+    p.def_impl(ufunc_reduce(ufunc))
+    p.def_lowering(lambda ctx, args, axes, keepdims:
+                   f"_np.{ufunc.__name__}.reduce({args[0]}, {axes!r}, keepdims={keepdims})")
     p.def_abstract_eval(lambda x, axes, keepdims: ShapedArray(
         reduced_shape(x.shape, axes, keepdims),
         probe_dtype(p, [x], dict(axes=axes, keepdims=keepdims))))
@@ -39,12 +42,12 @@ def expand_reduced(y, in_shape, axes, keepdims):
     Leading axes (a full reduction, say) need none: broadcasting adds them back on the left."""
     if keepdims or axes == tuple(range(len(axes))):
         return y
-    return lax.reshape(y, reduced_shape(in_shape, axes, True))
+    return ops.reshape(y, reduced_shape(in_shape, axes, True))
 
 
-reduce_sum_p = reduction("reduce_sum", ufunc_reduce(np.add))
+reduce_sum_p = reduction("reduce_sum", np.add)
 deflinear(reduce_sum_p, lambda ct, x, axes, keepdims: [
-    lax.broadcast_to(expand_reduced(ct, x.aval.shape, axes, keepdims), x.aval.shape)])
+    ops.broadcast_to(expand_reduced(ct, x.aval.shape, axes, keepdims), x.aval.shape)])
 def reduce_sum(x, axes, keepdims=False):
     return reduce_sum_p.bind(x, axes=norm_axes(x, axes, 'reduce_sum'), keepdims=keepdims)
 
@@ -56,20 +59,20 @@ def _extremum_jvp(prim):
         ans = prim.bind(x, axes=axes, keepdims=keepdims)
         if type(t) is Zero:
             return ans, Zero.like(ans)
-        at = lax.convert_element_type(lax.eq(x, expand_reduced(ans, shape_of(x), axes, keepdims)),
+        at = ops.convert_element_type(ops.eq(x, expand_reduced(ans, shape_of(x), axes, keepdims)),
                                       ans.dtype)
         count = reduce_sum(at, axes, keepdims)
-        return ans, lax.div(reduce_sum(lax.mul(t, at), axes, keepdims), count)
-    prim.jvp = jvp
+        return ans, ops.div(reduce_sum(ops.mul(t, at), axes, keepdims), count)
+    prim.def_jvp(jvp)
 
 
-reduce_max_p = reduction("reduce_max", ufunc_reduce(np.maximum))
+reduce_max_p = reduction("reduce_max", np.maximum)
 _extremum_jvp(reduce_max_p)
 def reduce_max(x, axes, keepdims=False):
     return reduce_max_p.bind(x, axes=norm_axes(x, axes, 'reduce_max'), keepdims=keepdims)
 
 
-reduce_min_p = reduction("reduce_min", ufunc_reduce(np.minimum))
+reduce_min_p = reduction("reduce_min", np.minimum)
 _extremum_jvp(reduce_min_p)
 def reduce_min(x, axes, keepdims=False):
     return reduce_min_p.bind(x, axes=norm_axes(x, axes, 'reduce_min'), keepdims=keepdims)
@@ -81,11 +84,11 @@ def _prod_by_halving(x):
     while x.shape[0] > 1:
         n = x.shape[0]
         if n % 2:
-            x = lax.concatenate([x, lax.broadcast_to(np.ones((1,) * x.ndim, x.dtype),
+            x = ops.concatenate([x, ops.broadcast_to(np.ones((1,) * x.ndim, x.dtype),
                                                      (1,) + tuple(x.shape[1:]))], 0)
             n += 1
-        x = lax.mul(lax.getitem(x, slice(0, n // 2)), lax.getitem(x, slice(n // 2, n)))
-    return lax.reshape(x, tuple(x.shape[1:]))
+        x = ops.mul(ops.getitem(x, slice(0, n // 2)), ops.getitem(x, slice(n // 2, n)))
+    return ops.reshape(x, tuple(x.shape[1:]))
 
 
 def _reduce_prod_jvp(primals, tangents, axes, keepdims):
@@ -101,30 +104,16 @@ def _reduce_prod_jvp(primals, tangents, axes, keepdims):
         tuple(shape[i] for i in rest)
 
     def flat_prod(v):
-        return _prod_by_halving(lax.reshape(lax.transpose(v, perm), flat_shape))
+        return _prod_by_halving(ops.reshape(ops.transpose(v, perm), flat_shape))
     _, (dt,) = jvp_flat(lambda v: [flat_prod(v)], [x], [t], name="reduce_prod jvp")
     return ans, (Zero.like(ans) if type(dt) is Zero
-                 else lax.reshape(dt, shape_of(ans)) if keepdims else dt)
+                 else ops.reshape(dt, shape_of(ans)) if keepdims else dt)
 
 
-reduce_prod_p = reduction("reduce_prod", ufunc_reduce(np.multiply))
-reduce_prod_p.jvp = _reduce_prod_jvp
+reduce_prod_p = reduction("reduce_prod", np.multiply)
+reduce_prod_p.def_jvp(_reduce_prod_jvp)
 def reduce_prod(x, axes, keepdims=False):
     return reduce_prod_p.bind(x, axes=norm_axes(x, axes, 'reduce_prod'), keepdims=keepdims)
-
-
-def _logsumexp_jvp(primals, tangents, axes, keepdims):
-    (x,), (t,) = primals, tangents
-    ans = logsumexp(x, axes, keepdims)
-    if type(t) is Zero:
-        return ans, Zero.like(ans)
-    # softmax weights, shifted by the max: exp(x - ans) would be exp(0) = 1 at x = 1e300,
-    # where ans = x + log(n) rounds to x. A slice of -inf (an empty sum) gets weights 0.
-    m = lax.stop_gradient(reduce_max(x, axes, True))
-    e = lax.exp(lax.sub(x, lax.select(lax.isfinite(m), m, 0.0)))
-    s = reduce_sum(e, axes, True)
-    w = lax.div(e, lax.select(lax.eq(s, 0), 1.0, s))
-    return ans, reduce_sum(lax.mul(t, w), axes, keepdims)
 
 
 def _logsumexp_impl(x, axes, keepdims):
@@ -134,14 +123,35 @@ def _logsumexp_impl(x, axes, keepdims):
     return out if np.shape(out) == shape else np.reshape(out, shape)  # SciPy: 0-d in, (1,) out
 
 
-logsumexp_p = reduction("logsumexp", _logsumexp_impl)  # SciPy's own, b = None
-logsumexp_p.jvp = _logsumexp_jvp
+def _logsumexp_jvp(primals, tangents, axes, keepdims):
+    (x,), (t,) = primals, tangents
+    ans = logsumexp(x, axes, keepdims)
+    if type(t) is Zero:
+        return ans, Zero.like(ans)
+    # softmax weights, shifted by the max: exp(x - ans) would be exp(0) = 1 at x = 1e300,
+    # where ans = x + log(n) rounds to x. A slice of -inf (an empty sum) gets weights 0.
+    m = ops.stop_gradient(reduce_max(x, axes, True))
+    e = ops.exp(ops.sub(x, ops.select(ops.isfinite(m), m, 0.0)))
+    s = reduce_sum(e, axes, True)
+    w = ops.div(e, ops.select(ops.eq(s, 0), 1.0, s))
+    return ans, reduce_sum(ops.mul(t, w), axes, keepdims)
+
+
+# log Σ e^x over static axes: SciPy's own impl (fxad.scipy.special.logsumexp binds it when
+# there is no b= and no return_sign; -inf for a slice of -inf, as SciPy).
+logsumexp_p = Primitive("logsumexp", memory="fresh")
+logsumexp_p.def_impl(_logsumexp_impl)
+logsumexp_p.def_abstract_eval(lambda x, axes, keepdims: ShapedArray(
+    reduced_shape(x.shape, axes, keepdims),
+    probe_dtype(logsumexp_p, [x], dict(axes=axes, keepdims=keepdims))))
+logsumexp_p.def_jvp(_logsumexp_jvp)
+defbatch_unary_axes(logsumexp_p)
 def logsumexp(x, axes, keepdims=False):
     return logsumexp_p.bind(x, axes=norm_axes(x, axes, 'logsumexp'), keepdims=keepdims)
 
 
 def _arg_reduction(name, impl):
-    p = Primitive(name)
+    p = Primitive(name, memory="fresh")
     p.def_impl(lambda x, axis, keepdims: impl(x, axis=axis, keepdims=keepdims))
     p.def_abstract_eval(lambda x, axis, keepdims: ShapedArray(
         reduced_shape(x.shape, (axis,), keepdims), np.intp))

@@ -6,19 +6,19 @@ import scipy.special as sc
 
 from .elementwise import (abs, add, cos, div, elementwise, eq, exp, isfinite, log, log1p,
                           logical_and, logical_not, logistic, lt, mul, neg, select, sub)
-from .helpers import defjvp, defjvp_with_output
+from .helpers import defderiv, defjvp
 
 _TWO_OVER_SQRT_PI = float(2 / np.sqrt(np.pi))
 _LN2 = float(np.log(2.0))
 
 
 erf_p = elementwise("erf", sc.erf)
-defjvp(erf_p, lambda t, x: mul(t, mul(_TWO_OVER_SQRT_PI, exp(neg(mul(x, x))))))
+defderiv(erf_p, lambda x: mul(_TWO_OVER_SQRT_PI, exp(neg(mul(x, x)))))
 def erf(x): return erf_p.bind(x)
 
 
 erfc_p = elementwise("erfc", sc.erfc)
-defjvp(erfc_p, lambda t, x: mul(t, mul(-_TWO_OVER_SQRT_PI, exp(neg(mul(x, x))))))
+defderiv(erfc_p, lambda x: mul(-_TWO_OVER_SQRT_PI, exp(neg(mul(x, x)))))
 def erfc(x): return erfc_p.bind(x)
 
 
@@ -31,17 +31,17 @@ def _polygamma_impl(x, n):
 
 
 polygamma_p = elementwise("polygamma", _polygamma_impl)  # order n, static
-defjvp(polygamma_p, lambda t, x, n: mul(t, polygamma(x, n + 1)))
+defderiv(polygamma_p, lambda x, n: polygamma(x, n + 1))
 def polygamma(x, n): return polygamma_p.bind(x, n=int(n))
 
 
 digamma_p = elementwise("digamma", sc.digamma)  # SciPy's own (psi): its dtypes, its values
-defjvp(digamma_p, lambda t, x: mul(t, polygamma(x, 1)))
+defderiv(digamma_p, lambda x: polygamma(x, 1))
 def digamma(x): return digamma_p.bind(x)
 
 
 gammaln_p = elementwise("gammaln", sc.gammaln)
-defjvp(gammaln_p, lambda t, x: mul(t, digamma(x)))
+defderiv(gammaln_p, lambda x: digamma(x))
 def gammaln(x): return gammaln_p.bind(x)
 
 
@@ -51,9 +51,10 @@ def logit(x): return logit_p.bind(x)
 
 
 xlogy_p = elementwise("xlogy", sc.xlogy)  # x*log(y), defined as 0 where x == 0
-# d/dx = log(y), also at x == 0 (the value's convention does not change the slope in x;
-# -inf at y == 0, as JAX), d/dy = x / y
-defjvp(xlogy_p, lambda t, x, y: mul(t, log(y)), lambda t, x, y: mul(t, div(x, y)))
+defderiv(xlogy_p, lambda needed, x, y: [
+    # d/dx = log(y), also at x == 0 (the value's convention does not change the slope in x;
+    # -inf at y == 0, as JAX), d/dy = x / y
+    log(y) if needed[0] else None, div(x, y) if needed[1] else None])
 def xlogy(x, y): return xlogy_p.bind(x, y)
 
 
@@ -70,14 +71,15 @@ def _logaddexp_weight(x, y, scale=None):
     return logistic(d if scale is None else mul(d, scale))
 
 
-defjvp(logaddexp_p, lambda t, x, y: mul(t, _logaddexp_weight(x, y)),
-       lambda t, x, y: mul(t, _logaddexp_weight(y, x)))
+defderiv(logaddexp_p, lambda needed, x, y: [_logaddexp_weight(x, y) if needed[0] else None,
+                                              _logaddexp_weight(y, x) if needed[1] else None])
 def logaddexp(x, y): return logaddexp_p.bind(x, y)
 
 
 logaddexp2_p = elementwise("logaddexp2", np.logaddexp2)  # log2(2^x + 2^y)
-defjvp(logaddexp2_p, lambda t, x, y: mul(t, _logaddexp_weight(x, y, _LN2)),
-       lambda t, x, y: mul(t, _logaddexp_weight(y, x, _LN2)))
+defderiv(logaddexp2_p, lambda needed, x, y: [
+    _logaddexp_weight(x, y, _LN2) if needed[0] else None,
+    _logaddexp_weight(y, x, _LN2) if needed[1] else None])
 def logaddexp2(x, y): return logaddexp2_p.bind(x, y)
 
 
@@ -99,12 +101,12 @@ def _sinc_slope(x):
 
 
 sinc_p = elementwise("sinc", np.sinc)  # sin(πx) / (πx), 1 at 0
-defjvp(sinc_p, lambda t, x: mul(t, _sinc_slope(x)))
+defderiv(sinc_p, lambda x: _sinc_slope(x))
 def sinc(x): return sinc_p.bind(x)
 
 
 softplus_p = elementwise("softplus", lambda x: np.logaddexp(x, 0.0))  # log(1 + e^x), stable
-defjvp(softplus_p, lambda t, x: mul(t, logistic(x)))  # logistic is smooth: right at every order
+defderiv(softplus_p, lambda x: logistic(x))  # logistic is smooth: right at every order
 def softplus(x): return softplus_p.bind(x)
 
 
@@ -119,7 +121,7 @@ def _normal_pdf(x):
 
 
 ndtr_p = elementwise("ndtr", sc.ndtr)  # the standard normal CDF
-defjvp(ndtr_p, lambda t, x: mul(t, _normal_pdf(x)))
+defderiv(ndtr_p, lambda x: _normal_pdf(x))
 def ndtr(x): return ndtr_p.bind(x)
 
 
@@ -144,7 +146,7 @@ def _erfcx_slope(ans, x):
     return select(far, asym, sub(mul(mul(near, 2.0), ans), _TWO_OVER_SQRT_PI))
 
 
-defjvp_with_output(erfcx_p, lambda t, ans, x: mul(t, _erfcx_slope(ans, x)))
+defderiv(erfcx_p, _erfcx_slope, with_output=True)
 def erfcx(x): return erfcx_p.bind(x)
 
 
@@ -161,35 +163,34 @@ def _mills(x):
 
 
 log_ndtr_p = elementwise("log_ndtr", sc.log_ndtr)
-defjvp(log_ndtr_p, lambda t, x: mul(t, _mills(x)))
+defderiv(log_ndtr_p, lambda x: _mills(x))
 def log_ndtr(x): return log_ndtr_p.bind(x)
 
 
 ndtri_p = elementwise("ndtri", sc.ndtri)  # the inverse of ndtr: dx/dp = 1 / φ(x)
-defjvp_with_output(ndtri_p, lambda t, ans, p: mul(t, mul(exp(mul(mul(ans, ans), 0.5)),
-                                                         _SQRT_2PI)))
+defderiv(ndtri_p, lambda ans, p: mul(exp(mul(mul(ans, ans), 0.5)),
+                                                         _SQRT_2PI), with_output=True)
 def ndtri(p): return ndtri_p.bind(p)
 
 
 erfinv_p = elementwise("erfinv", sc.erfinv)  # dx/dy = sqrt(pi)/2 exp(x²)
-defjvp_with_output(erfinv_p, lambda t, ans, y: mul(t, mul(exp(mul(ans, ans)), _SQRT_PI_OVER_2)))
+defderiv(erfinv_p, lambda ans, y: mul(exp(mul(ans, ans)), _SQRT_PI_OVER_2), with_output=True)
 def erfinv(y): return erfinv_p.bind(y)
 
 
 gamma_p = elementwise("gamma", sc.gamma)  # Γ'(x) = Γ(x) ψ(x)
-defjvp_with_output(gamma_p, lambda t, ans, x: mul(t, mul(ans, digamma(x))))
+defderiv(gamma_p, lambda ans, x: mul(ans, digamma(x)), with_output=True)
 def gamma(x): return gamma_p.bind(x)
 
 
 entr_p = elementwise("entr", sc.entr)  # -x log x (0 at 0, -inf below)
-defjvp(entr_p, lambda t, x: mul(t, neg(add(log(x), 1.0))))
+defderiv(entr_p, lambda x: neg(add(log(x), 1.0)))
 def entr(x): return entr_p.bind(x)
 
 
 xlog1py_p = elementwise("xlog1py", sc.xlog1py)  # x*log1p(y), 0 where x == 0
-defjvp(xlog1py_p,  # as xlogy: d/dx = log1p(y) at x == 0 too
-       lambda t, x, y: mul(t, log1p(y)),
-       lambda t, x, y: mul(t, div(x, add(y, 1.0))))
+defderiv(xlog1py_p, lambda needed, x, y: [  # as xlogy: d/dx = log1p(y) at x == 0 too
+    log1p(y) if needed[0] else None, div(x, add(y, 1.0)) if needed[1] else None])
 def xlog1py(x, y): return xlog1py_p.bind(x, y)
 
 

@@ -5,11 +5,11 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray
 from ..errors import FxadValueError
-from ..interpreters.batching import (bdim_to_front, batch_size, broadcast_batched,
+from .helpers import (bdim_to_front, batch_size, broadcast_batched,
                                      defbatch_unary_axes)
 from ..interpreters.transpose import aval_of, is_undefined
-from .helpers import deflinear, norm_axes, shape_of, unbroadcast
-from .. import lax
+from .helpers import deflinear, forward_if_same_type, norm_axes, shape_of, unbroadcast
+from . import ops
 
 
 def _same_size(old, new, what):
@@ -17,15 +17,17 @@ def _same_size(old, new, what):
         raise FxadValueError(f"cannot {what} an array of shape {old} into shape {new}")
 
 
-reshape_p = Primitive("reshape")
+reshape_p = Primitive("reshape", memory="views")
 reshape_p.def_impl(lambda x, new_shape: np.reshape(x, new_shape))
 def _reshape_shape(x, new_shape):
     _same_size(x.shape, new_shape, "reshape")
     return ShapedArray(new_shape, x.dtype)
 reshape_p.def_abstract_eval(_reshape_shape)
+reshape_p.def_simplify("forward", forward_if_same_type)
+reshape_p.def_lowering(lambda ctx, args, new_shape: f"_np.reshape({args[0]}, {new_shape!r})")
 deflinear(reshape_p, lambda ct, x, new_shape: [reshape(ct, x.aval.shape)])
-reshape_p.batch = lambda vals, dims, new_shape: (
-    reshape(bdim_to_front(vals[0], dims[0]), (shape_of(vals[0])[dims[0]],) + new_shape), 0)
+reshape_p.def_batch(lambda vals, dims, new_shape: (
+    reshape(bdim_to_front(vals[0], dims[0]), (shape_of(vals[0])[dims[0]],) + new_shape), 0))
 def reshape(x, new_shape):
     new_shape = tuple(int(d) for d in new_shape)
     if shape_of(x) == new_shape:
@@ -33,13 +35,16 @@ def reshape(x, new_shape):
     return reshape_p.bind(x, new_shape=new_shape)
 
 
-transpose_p = Primitive("transpose")
+transpose_p = Primitive("transpose", memory="views")
 transpose_p.def_impl(lambda x, perm: np.transpose(x, perm))
+transpose_p.def_lowering(lambda ctx, args, perm: f"_np.transpose({args[0]}, {perm!r})")
+transpose_p.def_simplify("forward", lambda e, known: e.invars[0] if e.params["perm"] == tuple(
+    range(len(e.params["perm"]))) else None)
 transpose_p.def_abstract_eval(
     lambda x, perm: ShapedArray(tuple(x.shape[p] for p in perm), x.dtype))
 deflinear(transpose_p, lambda ct, x, perm: [transpose(ct, tuple(np.argsort(perm)))])
-transpose_p.batch = lambda vals, dims, perm: (
-    transpose(bdim_to_front(vals[0], dims[0]), (0,) + tuple(p + 1 for p in perm)), 0)
+transpose_p.def_batch(lambda vals, dims, perm: (
+    transpose(bdim_to_front(vals[0], dims[0]), (0,) + tuple(p + 1 for p in perm)), 0))
 def transpose(x, perm):
     perm = norm_axes(x, perm, "transpose")
     if perm == tuple(range(len(perm))):
@@ -47,7 +52,7 @@ def transpose(x, perm):
     return transpose_p.bind(x, perm=perm)
 
 
-broadcast_to_p = Primitive("broadcast_to")  # NumPy semantics: new axes on the left
+broadcast_to_p = Primitive("broadcast_to", memory="views")  # NumPy semantics: new axes on the left
 broadcast_to_p.def_impl(lambda x, shape: np.broadcast_to(x, shape))
 def _broadcast_to_shape(x, shape):
     try:
@@ -58,6 +63,8 @@ def _broadcast_to_shape(x, shape):
         raise FxadValueError(f"cannot broadcast shape {x.shape} to {shape}")
     return ShapedArray(shape, x.dtype)
 broadcast_to_p.def_abstract_eval(_broadcast_to_shape)
+broadcast_to_p.def_simplify("forward", forward_if_same_type)
+broadcast_to_p.def_lowering(lambda ctx, args, shape: f"_np.broadcast_to({args[0]}, {shape!r})")
 deflinear(broadcast_to_p, lambda ct, x, shape: [unbroadcast(ct, x.aval)])
 def _broadcast_to_batch(vals, dims, shape):
     (x,), (d,) = vals, dims
@@ -65,7 +72,7 @@ def _broadcast_to_batch(vals, dims, shape):
     xs = shape_of(x)
     x = reshape(x, xs[:1] + (1,) * (len(shape) - len(xs) + 1) + xs[1:])
     return broadcast_to(x, xs[:1] + shape), 0
-broadcast_to_p.batch = _broadcast_to_batch
+broadcast_to_p.def_batch(_broadcast_to_batch)
 def broadcast_to(x, shape):
     shape = tuple(int(d) for d in shape)
     if shape_of(x) == shape:
@@ -73,7 +80,7 @@ def broadcast_to(x, shape):
     return broadcast_to_p.bind(x, shape=shape)
 
 
-concatenate_p = Primitive("concatenate")
+concatenate_p = Primitive("concatenate", memory="fresh")
 concatenate_p.def_impl(lambda *xs, axis: np.concatenate(xs, axis))
 def _concatenate_shape(*xs, axis):
     s0 = xs[0].shape
@@ -92,7 +99,7 @@ def _concatenate_transpose(ct, *xs, axis):
         n = aval_of(x).shape[axis]
         if is_undefined(x):
             idx = (slice(None),) * axis + (slice(start, start + n),)
-            out.append(unbroadcast(lax.getitem(ct, idx), x.aval))  # back to x's dtype
+            out.append(unbroadcast(ops.getitem(ct, idx), x.aval))  # back to x's dtype
         else:
             out.append(None)
         start += n
@@ -101,12 +108,12 @@ deflinear(concatenate_p, _concatenate_transpose)
 def _concatenate_batch(vals, dims, axis):
     n = batch_size(vals, dims)
     return concatenate([broadcast_batched(v, d, n) for v, d in zip(vals, dims)], axis + 1), 0
-concatenate_p.batch = _concatenate_batch
+concatenate_p.def_batch(_concatenate_batch)
 def concatenate(xs, axis):
     return concatenate_p.bind(*xs, axis=norm_axes(xs[0], (axis,), "concatenate")[0])
 
 
-flip_p = Primitive("flip")
+flip_p = Primitive("flip", memory="views")
 flip_p.def_impl(lambda x, axes: np.flip(x, axes))
 flip_p.def_abstract_eval(lambda x, axes: ShapedArray(x.shape, x.dtype))
 deflinear(flip_p, lambda ct, x, axes: [flip(ct, axes)])

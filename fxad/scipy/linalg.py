@@ -161,3 +161,8 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=
 __all__ = ["LUFactor", "ChoFactor", "lu_factor", "lu_solve", "cholesky", "cho_factor",
            "cho_solve", "solve_triangular", "solve", "expm", "expm_frechet", "inv", "det",
            "eigh", "qr", "svd", "norm"]
+
+# issue 18: lu, sqrtm, schur, polar, solve_sylvester, eigh_tridiagonal, block_diag, toeplitz
+from ._linalg_more import *  # noqa: F401,F403,E402
+from ._linalg_more import __all__ as _more_names  # noqa: E402
+__all__ += _more_names

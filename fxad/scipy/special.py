@@ -3,7 +3,6 @@ import numpy as np
 
 from ..errors import FxadValueError
 from ..lax import logistic as expit  # noqa: F401
-from ..nn import _logsumexp
 from ..rules.special import (  # noqa: F401
     digamma, entr, erf, erfc, erfcx, erfinv, gamma, gammaln, log_ndtr, logit, ndtr, ndtri,
     polygamma as _polygamma, xlog1py, xlogy)
@@ -17,7 +16,7 @@ def polygamma(n, x):
     return _polygamma(x, int(n))
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
-    """log(sum(b · exp(a))) over `axis`, SciPy's signature. -inf for a slice of -inf (an
-    empty sum), whose gradient is 0 (JAX's is NaN there; notes/07_differences.md)."""
-    return _logsumexp(a, axis, b, keepdims, return_sign)
+# issue 18: the rest of jax.scipy.special (fxad/scipy/_special_extra.py), and logsumexp with
+# SciPy's b= and return_sign= (fxad/scipy/_logsumexp.py).
+from ._special_extra import *  # noqa: F401,F403,E402
+from ._logsumexp import log_softmax, logsumexp, softmax  # noqa: F401,E402

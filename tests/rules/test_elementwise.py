@@ -4,6 +4,7 @@ import pytest
 
 import fxad.numpy as fnp
 from fxad import lax
+from fxad.rules.elementwise import add_any
 
 from .common import SHAPES_BINARY, SHAPES_UNARY, away_from_zero, floats, run_row
 
@@ -71,8 +72,18 @@ def _no_ties(x, y):
     return bool(np.all(np.abs(np.subtract(x, y)) > 1e-3))
 
 
+# Operands of one shape (no broadcasting): the cotangent sum of the backward pass.
+SAME_SHAPE = [("add_any", lambda x, y: add_any(x, y) * x, floats(-2, 2))]
+
 TABLE = [(n, f, [s]) for n, f, _ in UNARY for s in SHAPES_UNARY] + \
-        [(n, f, list(s)) for n, f, _ in BINARY for s in SHAPES_BINARY]
+        [(n, f, list(s)) for n, f, _ in BINARY for s in SHAPES_BINARY] + \
+        [(n, f, [s, s]) for n, f, _ in SAME_SHAPE for s in SHAPES_UNARY]
+
+
+@pytest.mark.parametrize("shape", SHAPES_UNARY, ids=str)
+@pytest.mark.parametrize("name,fn,elements", SAME_SHAPE, ids=[u[0] for u in SAME_SHAPE])
+def test_same_shape(name, fn, elements, shape):
+    run_row(fn, [shape, shape], elements)
 
 
 @pytest.mark.parametrize("shape", SHAPES_UNARY, ids=str)

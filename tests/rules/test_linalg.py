@@ -524,6 +524,33 @@ def test_singular_and_empty_solves_behave_like_scipy():
                                sl.lu_solve(sl.lu_factor(a), np.ones(2), trans=1), rtol=1e-14)
 
 
+_EMPTY_SOLVES = {
+    "solve": fla.solve,
+    "lu_solve": lambda a, b: fsl.lu_solve(fsl.lu_factor(a), b),
+    "solve_triangular": fsl.solve_triangular,
+    "cho_solve": lambda a, b: fsl.cho_solve(fsl.cho_factor(a), b),
+}
+
+
+@pytest.mark.parametrize("name,dtype", [
+    (name, dtype) for name in _EMPTY_SOLVES
+    for dtype in (np.float64, np.float32, np.float16, np.int64, np.complex64)
+    if (name, dtype) != ("cho_solve", np.float16)])  # fxad's cholesky has no float16 yet
+def test_empty_systems_have_the_shape_rules_dtype(name, dtype):
+    """Empty systems (no unknowns, or no right-hand sides) never reach LAPACK (SciPy < 1.14
+    rejects n = 0): the solution has b's shape and the dtype a 1x1 system of the same dtypes
+    gets, eagerly and staged, batched or not."""
+    fn = _EMPTY_SOLVES[name]
+    want = fn(2 * np.eye(1, dtype=dtype), np.ones(1, dtype)).dtype
+    for a, b in [(np.zeros((0, 0)), np.ones(0)), (np.zeros((0, 0)), np.ones((0, 3))),
+                 (2 * np.eye(3), np.ones((3, 0))), (np.zeros((2, 0, 0)), np.ones((2, 0, 3)))]:
+        a, b = a.astype(dtype), b.astype(dtype)
+        for got in (fn(a, b), fxad.jit(fn)(a, b)):
+            assert (got.shape, got.dtype) == (b.shape, want), (a.shape, b.shape, got.dtype)
+    lu, piv = fsl.lu_factor(np.zeros((0, 0), dtype))
+    assert (lu.shape, lu.dtype, piv.shape, piv.dtype) == ((0, 0), want, (0,), np.int32)
+
+
 @pytest.mark.parametrize("name,fn", [
     ("solve", lambda a: fla.solve(a, np.ones(3, np.float16))), ("inv", fla.inv),
     ("det", fla.det), ("slogdet", lambda a: fla.slogdet(a)[1]), ("expm", fsl.expm),

@@ -1,0 +1,32 @@
+"""Print the oldest versions pyproject.toml allows, for CI's minimum-versions run.
+
+    python .ci/minimums.py            # one pin a line: numpy==2.0, scipy==1.13, ..., pytest==8.0
+    python .ci/minimums.py --python   # the oldest Python: 3.10
+
+Pins every runtime dependency and every test-extra requirement at its declared minimum, so
+each minimum pyproject.toml states is one that CI installs and tests. A requirement without a
+`>=` minimum is an error: a version nobody has tested must not be claimed by omission.
+"""
+import re
+import sys
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: pip's own copy of the same parser
+    from pip._vendor import tomli as tomllib
+
+project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())[
+    "project"]
+if "--python" in sys.argv[1:]:
+    m = re.fullmatch(r"\s*>=\s*([\d.]+)\s*", project["requires-python"])
+    if m is None:
+        sys.exit(f"requires-python must be '>=X.Y', not {project['requires-python']!r}")
+    print(m.group(1))
+else:
+    for req in project["dependencies"] + project["optional-dependencies"]["test"]:
+        m = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*>=\s*([\w.]+)\s*(,\s*<[^;]*)?", req)
+        if m is None:
+            sys.exit(f"pyproject.toml: {req!r} declares no minimum ('name>=version'), so CI "
+                     f"cannot test it")
+        print(f"{m.group(1)}=={m.group(2)}")

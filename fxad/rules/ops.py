@@ -1,0 +1,36 @@
+"""The bind wrappers of the primitives, in one namespace: what rule files call for work done
+by other families (`ops.mul`, `ops.reshape`, ...), resolved at call time. Private: the
+public face of these is `fxad.lax`, which re-exports `__all__`.
+
+fxad/rules/__init__.py imports this module first; it imports every family, and each family
+does `from . import ops`, getting this (partly initialized) module, whose names are only
+looked up when a rule runs."""
+from .elementwise import complex_ as complex  # noqa: F401
+from .elementwise import (  # noqa: F401
+    abs, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cbrt, ceil, conj,
+    convert_element_type, cos, cosh, div, eq, exp, expm1, floor, floor_divide, fmod, ge, gt, imag,
+    integer_pow, isfinite, isnan, le, log, log1p, logical_and, logical_not, logical_or, logistic,
+    lt, max, min, mul, ne, neg, pow, real, rem, round, rsqrt, select, sign, signbit, sin, sinh,
+    sqrt, stop_gradient, sub, tan, tanh, trunc)
+from .ufunc_math import exp2, float_power, hypot, log10, log2  # noqa: F401
+from .reductions import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum  # noqa
+from .structural import broadcast_to, concatenate, flip, reshape, transpose  # noqa: F401
+from .indexing import getitem, scatter_add  # noqa: F401
+from .dot import dot_general  # noqa: F401
+from .cumulative import argsort, cumprod, cumsum, searchsorted  # noqa: F401
+from .convolve import convolve  # noqa: F401
+from .conv import conv_general_dilated  # noqa: F401  (normalized form; fxad.lax has the public one)
+from .elementwise import mul_p  # noqa: F401  (for rules that stage equations directly)
+from .structural import reshape_p  # noqa: F401
+
+__all__ = [
+    "abs", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+    "cbrt", "ceil", "complex", "conj", "convert_element_type", "cos", "cosh", "div", "eq", "exp",
+    "expm1", "floor", "floor_divide", "fmod", "ge", "gt", "imag", "integer_pow", "isfinite",
+    "isnan", "le", "log", "log1p", "logical_and", "logical_not", "logical_or", "logistic", "lt",
+    "max", "min", "mul", "ne", "neg", "pow", "real", "rem", "round", "rsqrt", "select", "sign",
+    "signbit", "sin", "sinh", "sqrt", "stop_gradient", "sub", "tan", "tanh", "trunc",
+    "argmax", "argmin", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum",
+    "broadcast_to", "concatenate", "flip", "reshape", "transpose", "getitem", "scatter_add",
+    "dot_general", "argsort", "cumprod", "cumsum", "searchsorted", "convolve",
+    "exp2", "float_power", "hypot", "log10", "log2"]

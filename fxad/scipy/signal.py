@@ -1,0 +1,100 @@
+"""scipy.signal's convolutions, differentiable in both inputs (rules:
+fxad/rules/signal_conv.py). SciPy computes every convolution, its derivatives included (they
+are convolutions too), with the method SciPy picks ('auto') or the one given."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from .. import numpy as fnp
+from ..errors import FxadValueError
+from ..numpy.linalg import as_float
+from ..rules.signal_conv import convolve_window, mode_window
+
+_METHODS = ("auto", "direct", "fft")
+
+
+def _operands(name, in1, in2, method):
+    if method not in _METHODS:
+        raise FxadValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
+    in1, in2 = as_float(in1), as_float(in2)
+    if fnp.ndim(in1) != fnp.ndim(in2):
+        raise FxadValueError(f"{name}: in1 and in2 should have the same dimensionality (got "
+                             f"{fnp.ndim(in1)} and {fnp.ndim(in2)})")
+    if 0 in fnp.shape(in1) or 0 in fnp.shape(in2):
+        raise FxadValueError(f"{name}: empty inputs are not supported")
+    return in1, in2
+
+
+def convolve(in1, in2, mode="full", method="auto"):
+    in1, in2 = _operands("convolve", in1, in2, method)
+    start, size = mode_window(mode, fnp.shape(in1), fnp.shape(in2))
+    return convolve_window(in1, in2, start, size, method)
+
+
+def _reverse_and_conj(x):
+    out = fnp.flip(x) if fnp.ndim(x) else x
+    return lax.conj(out)
+
+
+def correlate(in1, in2, mode="full", method="auto"):
+    """convolve(in1, in2 reversed and conjugated), as SciPy defines it."""
+    in1, in2 = _operands("correlate", in1, in2, method)
+    return convolve(in1, _reverse_and_conj(in2), mode, method)
+
+
+def fftconvolve(in1, in2, mode="full", axes=None):
+    if axes is not None:
+        nd = fnp.ndim(in1)
+        if sorted(int(a) % max(nd, 1) for a in np.atleast_1d(axes)) != list(range(nd)):
+            raise FxadValueError("fftconvolve: axes other than all of them are not supported; "
+                                 "use vmap over the other axes")
+    return convolve(in1, in2, mode, method="fft")
+
+
+def oaconvolve(in1, in2, mode="full", axes=None):
+    return fftconvolve(in1, in2, mode, axes)
+
+
+_BOUNDARY = {"fill": "constant", "pad": "constant", "wrap": "wrap", "circular": "wrap",
+             "symm": "symmetric", "symmetric": "symmetric"}
+
+
+def _conv2d(name, in1, in2, mode, boundary, fillvalue, correlating=False):
+    in1, in2 = as_float(in1), as_float(in2)
+    if fnp.ndim(in1) != 2 or fnp.ndim(in2) != 2:
+        raise FxadValueError(f"{name} inputs must both be 2-D arrays")
+    pad = _BOUNDARY.get(boundary)
+    if pad is None:
+        raise FxadValueError(f"{name}: boundary must be 'fill', 'wrap' or 'symm', got "
+                             f"{boundary!r}")
+    if not isinstance(fillvalue, (int, float, np.floating, np.integer)):
+        raise FxadValueError(f"{name}: fillvalue must be a real number")
+    s1, s2 = fnp.shape(in1), fnp.shape(in2)
+    if correlating:
+        in2 = _reverse_and_conj(in2)
+    start, size = mode_window(mode, s1, s2)
+    if correlating and mode == "same":  # SciPy centres correlate2d's 'same' at k // 2
+        start = tuple(k // 2 for k in s2)
+    if mode == "valid" or pad == "constant" and fillvalue == 0:
+        return convolve_window(in1, in2, start, size, "direct")
+    # The boundary extends in1 by k - 1 on each side; the full convolution is the valid one
+    # of the extended array, and every mode a window of it.
+    width = [(k - 1, k - 1) for k in s2]
+    ext = fnp.pad(in1, width, mode=pad,
+                  **({"constant_values": fillvalue} if pad == "constant" else {}))
+    return convolve_window(ext, in2, tuple(k - 1 + st for k, st in zip(s2, start)), size,
+                           "direct")
+
+
+def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+    return _conv2d("convolve2d", in1, in2, mode, boundary, fillvalue)
+
+
+def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """convolve2d with in2 reversed and conjugated (for 'valid' with in2 the larger, SciPy
+    swaps the inputs and reverses the result: the same values)."""
+    return _conv2d("correlate2d", in1, in2, mode, boundary, fillvalue, correlating=True)
+
+
+__all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve", "convolve2d", "correlate2d"]

@@ -1,0 +1,582 @@
+"""jit: every rule-table row under jit and its compositions, plus the decorator's behaviour
+(static arguments, the signature cache, concretization errors, pytrees, closures, dtypes).
+
+Expected values always come from un-jitted fxad or from NumPy, never from jit itself."""
+import ast
+import re
+
+import numpy as np
+import pytest
+
+import fxad
+import fxad.numpy as fnp
+from fxad.errors import ConcretizationError
+from fxad.tree_util import tree_flatten
+from tests.rules import (test_dot, test_elementwise, test_indexing, test_reductions,
+                         test_structural)
+
+RTOL, ATOL = 1e-10, 1e-12
+
+# --- the rows -----------------------------------------------------------------------------------
+
+ROWS = []
+for _mod_name, _mod in (("elementwise", test_elementwise), ("reductions", test_reductions),
+                        ("structural", test_structural), ("indexing", test_indexing),
+                        ("dot", test_dot)):
+    for _name, _fn, _shapes in _mod.TABLE:
+        ROWS.append((_mod_name, _name, _fn, [tuple(s) for s in _shapes]))
+ROW_IDS = [f"{m}-{n}-{'x'.join(str(s) for s in shapes)}" for m, n, _, shapes in ROWS]
+UNARY_ROWS = [r for r in ROWS if len(r[3]) == 1]
+UNARY_IDS = [i for i, r in zip(ROW_IDS, ROWS) if len(r[3]) == 1]
+
+# Domains where every row's function is smooth and defined (elementwise by name).
+_SPECIAL = {"arccosh": (1.2, 2.0)}
+_SPECIAL.update({n: (0.5, 2.0) for n in ("log", "sqrt", "rsqrt", "pow", "log1p")})
+_SPECIAL.update({n: (-0.8, 0.8) for n in ("arcsin", "arccos", "arctanh")})
+_SPECIAL.update({n: (0.5, 2.0) for n in ("div", "reciprocal", "arctan2", "integer_pow_-2",
+                                         "abs", "sign")})
+
+
+def domain(module, name):
+    if module == "elementwise":
+        return _SPECIAL.get(name, (-1.0, 1.0))
+    if module == "reductions":
+        return (0.5, 2.0)  # the table's own grid: prod/std stay away from 0
+    return (-1.0, 1.0)
+
+
+def draw(shapes, lo, hi, batch=None, seed=0):
+    """Distinct values (no ties for max/min/argmax/where) spread over (lo, hi): an interior
+    linspace, jittered by < 1/4 of its step, shuffled, split over the arguments."""
+    rng = np.random.default_rng(seed)
+    sizes = [int(np.prod(s, dtype=int)) for s in shapes]
+    b = 1 if batch is None else batch
+    n = sum(sizes) * b
+    step = (hi - lo) / (n + 1)
+    vals = np.linspace(lo, hi, n + 2)[1:-1] + rng.uniform(-0.25, 0.25, n) * step
+    vals = rng.permutation(vals)
+    out, start = [], 0
+    for s, k in zip(shapes, sizes):
+        chunk = vals[start:start + k * b]
+        start += k * b
+        out.append(chunk.reshape(s if batch is None else (batch,) + s))
+    return out
+
+
+def leaves(x):
+    return [np.asarray(v) for v in tree_flatten(x)[0]]
+
+
+def assert_tree_close(got, want, what=""):
+    g, w = leaves(got), leaves(want)
+    assert len(g) == len(w), what
+    for a, b in zip(g, w):
+        assert a.shape == b.shape, f"{what}: shape {a.shape} != {b.shape}"
+        np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL, err_msg=what)
+
+
+def sum_sq(fn):
+    """A scalar function of the row: sum(f(*a)**2) (summed over all output leaves)."""
+    def s(*a):
+        out = tree_flatten(fn(*a))[0]
+        total = fnp.sum(out[0] ** 2)
+        for o in out[1:]:
+            total = total + fnp.sum(o ** 2)
+        return total
+    return s
+
+
+def args_for(module, name, shapes, **kw):
+    return draw(shapes, *domain(module, name), **kw)
+
+
+# --- table-driven: every row, every composition ---------------------------------------------
+
+@pytest.mark.parametrize("module,name,fn,shapes", ROWS, ids=ROW_IDS)
+def test_row_value(module, name, fn, shapes):
+    args = args_for(module, name, shapes)
+    assert_tree_close(fxad.jit(fn)(*args), fn(*args), "jit(f)")
+
+
+@pytest.mark.parametrize("module,name,fn,shapes", ROWS, ids=ROW_IDS)
+def test_row_jit_of_jit(module, name, fn, shapes):
+    args = args_for(module, name, shapes)
+    assert_tree_close(fxad.jit(fxad.jit(fn))(*args), fn(*args), "jit(jit(f))")
+
+
+@pytest.mark.parametrize("module,name,fn,shapes", ROWS, ids=ROW_IDS)
+def test_row_grad(module, name, fn, shapes):
+    args = args_for(module, name, shapes)
+    s = sum_sq(fn)
+    argnums = tuple(range(len(args)))
+    want = fxad.grad(s, argnums=argnums)(*args)
+    assert_tree_close(fxad.jit(fxad.grad(s, argnums=argnums))(*args), want, "jit(grad(s))")
+    assert_tree_close(fxad.grad(fxad.jit(s), argnums=argnums)(*args), want, "grad(jit(s))")
+
+
+@pytest.mark.parametrize("module,name,fn,shapes", ROWS, ids=ROW_IDS)
+def test_row_jvp(module, name, fn, shapes):
+    args = args_for(module, name, shapes)
+    tans = draw(shapes, -1.0, 1.0, seed=1)
+    want_out, want_t = fxad.jvp(fn, tuple(args), tuple(tans))
+    out, t = fxad.jvp(fxad.jit(fn), tuple(args), tuple(tans))
+    assert_tree_close(out, want_out, "jvp(jit(f)) primal")
+    assert_tree_close(t, want_t, "jvp(jit(f)) tangent")
+    out, t = fxad.jit(lambda p, v: fxad.jvp(fn, p, v))(tuple(args), tuple(tans))
+    assert_tree_close(out, want_out, "jit(jvp(f)) primal")
+    assert_tree_close(t, want_t, "jit(jvp(f)) tangent")
+
+
+@pytest.mark.parametrize("module,name,fn,shapes", ROWS, ids=ROW_IDS)
+def test_row_vmap(module, name, fn, shapes):
+    xs = args_for(module, name, shapes, batch=2)
+    want = fxad.vmap(fn)(*xs)
+    # vmap(f) itself against a Python loop over the batch
+    per = [fn(*[x[i] for x in xs]) for i in range(2)]
+    for k, w in enumerate(leaves(want)):
+        for i in range(2):
+            np.testing.assert_allclose(w[i], leaves(per[i])[k], rtol=RTOL, atol=ATOL)
+    assert_tree_close(fxad.vmap(fxad.jit(fn))(*xs), want, "vmap(jit(f))")
+    assert_tree_close(fxad.jit(fxad.vmap(fn))(*xs), want, "jit(vmap(f))")
+
+
+@pytest.mark.parametrize("module,name,fn,shapes", UNARY_ROWS, ids=UNARY_IDS)
+def test_row_hessian(module, name, fn, shapes):
+    (x,) = args_for(module, name, shapes)
+    s = sum_sq(fn)
+    want = fxad.hessian(s)(x)
+    assert_tree_close(fxad.hessian(fxad.jit(s))(x), want, "hessian(jit(s))")
+
+
+def test_table_is_complete():
+    """Every row of the five tables is exercised (and the tables are not empty)."""
+    n = sum(len(m.TABLE) for m in (test_elementwise, test_reductions, test_structural,
+                                   test_indexing, test_dot))
+    assert len(ROWS) == n and n > 200
+    assert len(set(ROW_IDS)) == len(ROW_IDS)
+
+
+# --- caching and static arguments ---------------------------------------------------------------
+
+def _counting(fun):
+    calls = []
+
+    def f(*a, **k):
+        calls.append(1)
+        return fun(*a, **k)
+    return f, calls
+
+
+def test_traces_once_per_signature():
+    f, calls = _counting(lambda x: fnp.sin(x) * 2.0)
+    jf = fxad.jit(f)
+    x = np.linspace(0.1, 0.9, 4)
+    for _ in range(3):
+        np.testing.assert_allclose(jf(x), np.sin(x) * 2.0, rtol=RTOL)
+    assert len(calls) == 1 and len(jf.cache) == 1
+    jf(x + 1.0)  # same signature, new values: no retrace
+    assert len(calls) == 1
+    jf(x.astype(np.float32))  # new dtype: retrace
+    jf(x[:3])  # new shape: retrace
+    assert len(calls) == 3 and len(jf.cache) == 3
+
+
+def test_static_argnums_retrace_per_value_and_reuse_cache():
+    def f(x, n):
+        if n > 1:  # Python control flow on a static argument is fine
+            return x ** n
+        return -x
+    f, calls = _counting(f)
+    jf = fxad.jit(f, static_argnums=1)
+    x = np.array([0.5, 1.5, -2.0])
+    np.testing.assert_allclose(jf(x, 3), x ** 3, rtol=RTOL)
+    np.testing.assert_allclose(jf(x, 3), x ** 3, rtol=RTOL)
+    assert len(jf.cache) == 1 and len(calls) == 1
+    np.testing.assert_allclose(jf(x, 1), -x, rtol=RTOL)
+    assert len(jf.cache) == 2 and len(calls) == 2
+    np.testing.assert_allclose(jf(x, 3), x ** 3, rtol=RTOL)
+    assert len(jf.cache) == 2 and len(calls) == 2
+    # negative static_argnums count from the end
+    jg = fxad.jit(f, static_argnums=-1)
+    np.testing.assert_allclose(jg(x, 2), x ** 2, rtol=RTOL)
+    # and under grad the static argument stays static
+    np.testing.assert_allclose(fxad.grad(lambda v: fnp.sum(jf(v, 3)))(x), 3 * x ** 2,
+                               rtol=RTOL)
+
+
+def test_static_argnames_retrace_per_value_and_reuse_cache():
+    f, calls = _counting(lambda x, mode="sin": fnp.sin(x) if mode == "sin" else fnp.cos(x))
+    jf = fxad.jit(f, static_argnames="mode")
+    x = np.array([0.1, 0.2])
+    np.testing.assert_allclose(jf(x, mode="sin"), np.sin(x), rtol=RTOL)
+    np.testing.assert_allclose(jf(x, mode="sin"), np.sin(x), rtol=RTOL)
+    assert len(jf.cache) == 1 and len(calls) == 1
+    np.testing.assert_allclose(jf(x, mode="cos"), np.cos(x), rtol=RTOL)
+    assert len(jf.cache) == 2 and len(calls) == 2
+    np.testing.assert_allclose(jf(x, mode="cos"), np.cos(x), rtol=RTOL)
+    assert len(calls) == 2
+
+
+def test_static_values_equal_but_of_different_type_do_not_share_an_entry():
+    f, calls = _counting(lambda x, n: x * n + (0.5 if isinstance(n, float) else 0.0))
+    jf = fxad.jit(f, static_argnums=1)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(jf(x, 2), x * 2, rtol=RTOL)
+    np.testing.assert_allclose(jf(x, 2.0), x * 2 + 0.5, rtol=RTOL)
+    assert len(calls) == 2
+
+
+def test_unhashable_static_arg_raises():
+    jf = fxad.jit(lambda x, idx: x[np.array(idx)], static_argnums=1)
+    with pytest.raises(TypeError, match="hashable"):
+        jf(np.arange(3.0), [0, 2])
+    jg = fxad.jit(lambda x, idx=(): x, static_argnames="idx")
+    with pytest.raises(TypeError, match="hashable"):
+        jg(np.arange(3.0), idx=[1])
+    # a tuple is fine
+    np.testing.assert_array_equal(jf(np.arange(3.0), (0, 2)), [0.0, 2.0])
+
+
+def test_cache_is_bounded():
+    f, calls = _counting(lambda x: x * 2.0)
+    jf = fxad.jit(f)
+    for n in range(1, 101):
+        x = np.arange(float(n))
+        np.testing.assert_array_equal(jf(x), x * 2.0)
+        assert len(jf.cache) <= jf.CACHE_SIZE
+    assert len(calls) == 100
+    assert len(jf.cache) == min(100, jf.CACHE_SIZE)
+    jf(np.arange(100.0))  # most recent shape: still cached
+    assert len(calls) == 100
+    jf(np.arange(1.0))  # the oldest was evicted: traced again
+    assert len(calls) == 101
+    assert len(jf.cache) <= jf.CACHE_SIZE
+
+
+# --- concretization ------------------------------------------------------------------------------
+
+def test_python_if_on_traced_value_raises():
+    def f(x):
+        if x > 0:
+            return x
+        return -x
+    with pytest.raises(ConcretizationError) as info:
+        fxad.jit(f)(1.0)
+    assert isinstance(info.value, TypeError)
+    msg = str(info.value)
+    assert "where" in msg and "static_argnums" in msg
+
+
+@pytest.mark.parametrize("conv", [int, float])
+@pytest.mark.parametrize("value", [np.float64(1.5), np.int64(3)], ids=["float", "int"])
+def test_int_float_of_traced_value_raise(conv, value):
+    with pytest.raises(ConcretizationError):
+        fxad.jit(lambda x: x * conv(x))(np.asarray(value))
+
+
+def test_static_arg_makes_if_work():
+    jf = fxad.jit(lambda x, flag: x if flag > 0 else -x, static_argnums=1)
+    assert jf(2.0, 1) == 2.0 and jf(2.0, -1) == -2.0
+
+
+# --- closures, pytrees, kwargs ---------------------------------------------------------------------
+
+def test_closure_over_traced_value():
+    assert fxad.grad(lambda a: fxad.jit(lambda y: a * y)(2.0))(3.0) == 2.0
+    # second order, through the closed-over value
+    g2 = fxad.grad(fxad.grad(lambda a: fxad.jit(lambda y: a ** 3 * y)(2.0)))(1.5)
+    np.testing.assert_allclose(g2, 6 * 1.5 * 2.0, rtol=RTOL)
+    # forward mode and vmap over the closed-over value
+    _, t = fxad.jvp(lambda a: fxad.jit(lambda y: fnp.sin(a) * y)(2.0), (0.3,), (1.0,))
+    np.testing.assert_allclose(t, 2.0 * np.cos(0.3), rtol=RTOL)
+    a = np.array([0.5, 1.0, 2.0])
+    np.testing.assert_allclose(
+        fxad.vmap(lambda ai: fxad.jit(lambda y: ai * y)(np.array([1.0, 2.0])))(a),
+        a[:, None] * np.array([1.0, 2.0]), rtol=RTOL)
+
+
+def test_closure_over_array_constant():
+    c = np.array([1.0, 2.0, 3.0])
+    jf = fxad.jit(lambda x: fnp.sum(c * x))
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(jf(x), np.sum(c * x), rtol=RTOL)
+    np.testing.assert_allclose(fxad.grad(jf)(x), c, rtol=RTOL)
+
+
+def test_pytree_inputs_and_outputs():
+    def f(d, t):
+        return {"sum": d["a"] + t[0], "pair": (d["b"] * t[1], fnp.sin(d["a"]))}
+    d = {"a": np.array([0.1, 0.2]), "b": np.array(3.0)}
+    t = (np.array([1.0, 2.0]), np.array(0.5))
+    got, want = fxad.jit(f)(d, t), f(d, t)
+    assert set(got) == {"sum", "pair"} and isinstance(got["pair"], tuple)
+    assert_tree_close(got, want, "pytree")
+    np.testing.assert_allclose(got["pair"][1], np.sin(d["a"]), rtol=RTOL)
+    s = lambda d, t: fnp.sum(f(d, t)["sum"] ** 2) + f(d, t)["pair"][0] * fnp.sum(
+        f(d, t)["pair"][1])
+    assert_tree_close(fxad.grad(fxad.jit(s), argnums=(0, 1))(d, t),
+                      fxad.grad(s, argnums=(0, 1))(d, t), "grad pytree")
+    # a different pytree structure is a new signature
+    jf = fxad.jit(lambda d: sum(d.values()))
+    jf({"a": 1.0, "b": 2.0})
+    assert jf({"a": 1.0, "b": 2.0, "c": 3.0}) == 6.0
+    assert len(jf.cache) == 2
+
+
+def test_kwargs():
+    f = lambda x, scale=1.0, shift=None: x * scale + (0.0 if shift is None else shift)
+    jf = fxad.jit(f)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(jf(x, scale=np.array(3.0)), x * 3.0, rtol=RTOL)
+    np.testing.assert_allclose(jf(x, scale=np.array(3.0), shift=np.array([1.0, -1.0])),
+                               x * 3.0 + np.array([1.0, -1.0]), rtol=RTOL)
+    np.testing.assert_allclose(jf(x, shift=np.array(5.0)), x + 5.0, rtol=RTOL)
+    # kwargs are traced: new values, same entry
+    n = len(jf.cache)
+    np.testing.assert_allclose(jf(x, scale=np.array(4.0)), x * 4.0, rtol=RTOL)
+    assert len(jf.cache) == n
+    # differentiate through a jitted call that takes kwargs
+    g = fxad.grad(lambda s: fnp.sum(jf(x, scale=s)))(2.0)
+    np.testing.assert_allclose(g, x.sum(), rtol=RTOL)
+
+
+def test_output_is_writeable_and_fresh():
+    jf = fxad.jit(lambda x: fnp.broadcast_to(x, (2, 3)) * 1.0)
+    out = jf(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(out, [[1, 2, 3], [1, 2, 3]])
+    out[0, 0] = 5.0  # must not raise (read-only broadcast views are copied)
+
+
+# --- lower / as_text -------------------------------------------------------------------------------
+
+def test_lower_as_text_is_numpy_source():
+    c = np.array([1.0, 2.0, 3.0])
+
+    def f(x, y):
+        return (fnp.sum(fnp.tanh(x @ y) * 2.0 + fnp.exp(x[0]) * c + fxad.lax.logistic(y[:2]))
+                + fnp.sum(fnp.outer(x[0], x[1]))) / fnp.max(y)
+    x, y = np.ones((2, 3)) * 0.1, np.ones((3, 3)) * 0.2
+    text = fxad.jit(f).lower(x, y).as_text()
+    assert "def " in text
+    assert "fxad" not in text
+    tree = ast.parse(text)  # valid Python
+    assert any(isinstance(n, ast.FunctionDef) for n in tree.body)
+    # every dotted call (`x.y(` or `x.y.z(`) goes through `_np.`; other calls are bound impls
+    calls = re.findall(r"(?<![\w.])([A-Za-z_]\w*(?:\.\w+)+)\(", text)
+    assert calls, text
+    for call in calls:
+        assert call.startswith("_np."), text
+    # and every name the body uses is generated: variables, _np, _c<k>, _<prim>_<k>, _jit_<k>
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+    args = {a.arg for a in fn.args.args}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id not in args:
+            assert re.fullmatch(r"[a-z]+|_np|_c\d+|_[a-z_]+_\d+", node.id), node.id
+    assert "_np.tanh" in text and "_np.exp" in text
+    assert str(fxad.jit(f).lower(x, y)) == text
+
+
+# --- dtypes ---------------------------------------------------------------------------------------
+
+def test_float32_stays_float32():
+    x = np.linspace(0.1, 0.9, 5).astype(np.float32)
+    s = lambda v: fnp.sum(fnp.tanh(v) * 2.0 + fnp.exp(v) ** 2 + 0.5 * v)
+    assert fxad.jit(lambda v: fnp.tanh(v) * 2.0)(x).dtype == np.float32
+    g = fxad.jit(fxad.grad(s))(x)
+    assert g.dtype == np.float32
+    assert fxad.grad(fxad.jit(s))(x).dtype == np.float32
+    want = fxad.grad(s)(x)
+    assert want.dtype == np.float32
+    np.testing.assert_allclose(g, want, rtol=1e-6)
+    t = np.tanh(x.astype(np.float64))
+    np.testing.assert_allclose(g, 2 * (1 - t ** 2) + 2 * np.exp(2 * x.astype(np.float64))
+                               + 0.5, rtol=1e-5)
+
+
+def test_jit_grad_matches_hand_derivative():
+    x = np.array([0.3, -0.7, 1.1])
+    g = fxad.jit(fxad.grad(lambda v: fnp.sum(fnp.sin(v) * v)))(x)
+    np.testing.assert_allclose(g, np.cos(x) * x + np.sin(x), rtol=RTOL, atol=ATOL)
+
+
+# --- composition with nested jitted calls --------------------------------------------------------
+
+def test_same_jitted_function_called_twice_inside_jit():
+    """Two calls of one jitted function (same cached program) inside another jit."""
+    g = fxad.jit(lambda v: fnp.sin(v))
+    f = lambda v: g(v) + g(2.0 * v)
+    x = np.array([0.3, 0.7])
+    want = np.sin(x) + np.sin(2 * x)
+    np.testing.assert_allclose(f(x), want, rtol=RTOL)
+    np.testing.assert_allclose(fxad.jit(f)(x), want, rtol=RTOL)
+    np.testing.assert_allclose(fxad.grad(lambda v: fnp.sum(fxad.jit(f)(v)))(x),
+                               np.cos(x) + 2 * np.cos(2 * x), rtol=RTOL)
+
+
+def test_nested_jit_grad_of_jit():
+    inner = fxad.jit(lambda v: fnp.exp(v) * v)
+    outer = fxad.jit(fxad.grad(lambda v: fnp.sum(inner(v) ** 2)))
+    x = np.array([0.2, -0.4])
+    # d/dx (x e^x)^2 = 2 x e^x (e^x + x e^x)
+    e = np.exp(x)
+    np.testing.assert_allclose(outer(x), 2 * x * e * (e + x * e), rtol=RTOL)
+
+
+# --- more compositions, each against the un-jitted transformation ------------------------------
+
+_X = np.array([0.3, -0.7, 1.1])
+_M = np.arange(6.0).reshape(2, 3) / 5.0 - 0.4
+_f_sin_x = lambda v: fnp.sin(v) * v
+_f_two = lambda v: (fnp.sin(v), fnp.cos(v) * v)
+_f_int = lambda v: (fnp.argmax(v), fnp.sum(v ** 2))
+
+COMPOSITIONS = [  # (name, transformation of a function, function, args)
+    ("jacfwd", lambda f: fxad.jacfwd(f), fnp.sin, (_X,)),
+    ("jacrev", lambda f: fxad.jacrev(f), _f_sin_x, (_X,)),
+    ("linearize", lambda f: lambda x: fxad.linearize(f, x)[1](np.ones(3)), _f_sin_x, (_X,)),
+    ("vjp-two-outputs", lambda f: lambda x: fxad.vjp(f, x)[1]((np.ones(3), np.zeros(3))),
+     _f_two, (_X,)),
+    ("vjp-one-output-unused", lambda f: lambda x: fxad.vjp(f, x)[1]((np.zeros(3), _X)),
+     _f_two, (_X,)),
+    ("jvp-int-output", lambda f: lambda x: fxad.jvp(f, (x,), (np.ones(3),)), _f_int, (_X,)),
+    ("grad-past-int-output", lambda f: fxad.grad(lambda x: f(x)[1]), _f_int, (_X,)),
+    ("jvp-int-input", lambda f: lambda x: fxad.jvp(lambda v: f(v, np.array(3)), (x,),
+                                                   (np.ones(3),)),
+     lambda v, n: v ** 2 * n, (_X,)),
+    ("vmap-in_axes-None", lambda f: fxad.vmap(f, in_axes=(0, None)), lambda a, b: a * b,
+     (_M, _X)),
+    ("vmap-in_axes-1", lambda f: fxad.vmap(f, in_axes=1), lambda a: fnp.sum(a) * a, (_M,)),
+    ("vmap-out_axes-1", lambda f: fxad.vmap(f, out_axes=1), lambda a: a * fnp.max(a), (_M,)),
+    ("vmap-unbatched-output", lambda f: fxad.vmap(f, in_axes=(0, None)),
+     lambda a, b: (a * 2.0, b * 3.0), (_M, _X)),
+    ("vmap(grad)", lambda f: fxad.vmap(fxad.grad(f)), lambda v: fnp.sum(fnp.sin(v) * v),
+     (_M,)),
+    ("grad(vmap)", lambda f: fxad.grad(lambda v: fnp.sum(fxad.vmap(f)(v))),
+     lambda a: fnp.sum(fnp.sin(a) * a), (_M,)),
+    ("jvp(jvp)", lambda f: lambda x: fxad.jvp(lambda v: fxad.jvp(f, (v,), (np.ones(3),))[1],
+                                              (x,), (np.ones(3),)), fnp.sin, (_X,)),
+    ("grad(grad)", lambda f: fxad.grad(fxad.grad(f)), lambda v: fnp.sin(v) * v ** 3,
+     (np.array(0.7),)),
+    ("hessian-two-args", lambda f: fxad.hessian(f, argnums=(0, 1)),
+     lambda a, b: fnp.sum(fnp.sin(a) * b ** 2), (_X, _X[::-1].copy())),
+    ("identity-outputs", lambda f: lambda x: fxad.vjp(f, x)[1]((np.ones(3), 2 * np.ones(3))),
+     lambda v: (v, v * 2.0), (_X,)),
+]
+
+
+@pytest.mark.parametrize("name,transform,fn,args", COMPOSITIONS,
+                         ids=[c[0] for c in COMPOSITIONS])
+def test_composition(name, transform, fn, args):
+    want = transform(fn)(*args)
+    assert_tree_close(transform(fxad.jit(fn))(*args), want, f"{name}(jit(f))")
+    assert_tree_close(fxad.jit(transform(fn))(*args), want, f"jit({name}(f))")
+    assert_tree_close(fxad.jit(transform(fxad.jit(fn)))(*args), want, f"jit({name}(jit(f)))")
+
+
+def test_escaped_tracer_from_jit():
+    store = []
+
+    def f(v):
+        store.append(v)
+        return v * 2.0
+    fxad.jit(f)(_X)
+    with pytest.raises(fxad.errors.EscapedTracerError):
+        store[0] + 1.0
+
+
+def test_jit_grad_of_a_long_scalar_chain():
+    """A 25-step chain (the benchmark's): its gradient program has hundreds of variables."""
+    def chain(x):
+        for _ in range(25):
+            x = fnp.sin(x) * 1.01 + 0.1 * fnp.cos(x)
+        return x
+    x, d = 0.3, 1.0
+    for _ in range(25):  # hand-written (value, derivative)
+        d = d * (1.01 * np.cos(x) - 0.1 * np.sin(x))
+        x = np.sin(x) * 1.01 + 0.1 * np.cos(x)
+    np.testing.assert_allclose(fxad.grad(chain)(0.3), d, rtol=1e-12)
+    np.testing.assert_allclose(fxad.jit(fxad.grad(chain))(0.3), d, rtol=1e-12)
+    np.testing.assert_allclose(fxad.grad(fxad.jit(chain))(0.3), d, rtol=1e-12)
+
+
+def test_python_scalar_argument_keeps_eager_dtype():
+    """jit(f)(x32, 2.0) has f(x32, 2.0)'s dtype: a Python scalar argument promotes like a
+    Python scalar (weakly), as it does eagerly, not like a float64 array."""
+    x = np.ones(3, np.float32)
+    f = lambda v, s: v * s
+    assert f(x, 2.0).dtype == np.float32
+    assert fxad.jit(f)(x, 2.0).dtype == np.float32
+    assert fxad.jit(f)(x, 2).dtype == f(x, 2).dtype
+
+
+def test_decorator_forms_and_metadata():
+    @fxad.jit(static_argnums=1)
+    def power(x, n):
+        """x to the n."""
+        return x ** n
+    np.testing.assert_allclose(power(np.array([2.0, 3.0]), 3), [8.0, 27.0], rtol=RTOL)
+    assert power.__name__ == "power" and power.__doc__ == "x to the n."
+
+    @fxad.jit
+    def plain(x):
+        return fnp.cos(x)
+    np.testing.assert_allclose(plain(_X), np.cos(_X), rtol=RTOL)
+
+
+@pytest.mark.parametrize("x", [np.zeros(0), np.zeros((2, 0))], ids=["(0,)", "(2,0)"])
+def test_empty_arrays(x):
+    s = lambda v: fnp.sum(fnp.sin(v) * 1.0 + 0.0)
+    assert fxad.jit(s)(x) == 0.0
+    g = fxad.jit(fxad.grad(s))(x)
+    assert g.shape == x.shape and g.dtype == x.dtype
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.bool_])
+def test_integer_and_bool_inputs_keep_eager_dtype(dtype):
+    x = np.array([1, 0, 1]).astype(dtype)
+    for f in (lambda v: v + 0, lambda v: v * 1, lambda v: v * 2, lambda v: v / 1):
+        want = f(x)
+        got = fxad.jit(f)(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_repeat_calls_take_the_fast_path_and_agree_with_the_first():
+    """Calls with only positional arrays/scalars skip flattening after the first; the
+    results (values, dtypes, weak Python scalars) are those of the staged path."""
+    f = fxad.jit(lambda v, s: fnp.sin(v) * s)
+    x32, x64 = np.linspace(0, 1, 3, dtype=np.float32), np.linspace(0, 1, 3)
+    for _ in range(2):  # first call stages, second takes the fast path
+        a, b, c = f(x32, 2.0), f(x64, np.float64(2.0)), f(x32, np.float32(2.0))
+        assert a.dtype == np.float32 and b.dtype == np.float64 and c.dtype == np.float32
+        np.testing.assert_allclose(a, np.sin(x32) * 2, rtol=1e-6)
+        np.testing.assert_allclose(b, np.sin(x64) * 2, rtol=1e-15)
+    assert len(f.fast) == 3
+    np.testing.assert_allclose(f(x64[:2], 3), np.sin(x64[:2]) * 3)  # a new shape: staged
+    assert len(f.fast) == 4
+
+
+def test_repeat_calls_with_lists_and_tuples_take_the_fast_path():
+    """Nested lists/tuples of arrays (a model's parameters) are keyed without pytree
+    flattening; list and tuple, and different nestings, are different signatures; dicts
+    and other nodes take the general path."""
+    calls = []
+
+    def f(params, x):
+        calls.append(1)
+        (w, b), scale = params[0], params[1]
+        return [fnp.tanh(x @ w + b) * scale, (x.sum(),)]
+    jf = fxad.jit(f)
+    w, b, x = np.ones((3, 2)), np.arange(2.0), np.linspace(0, 1, 3)
+    want = [np.tanh(x @ w + b) * 2.0, (x.sum(),)]
+    for params in ([(w, b), 2.0], [[w, b], 2.0], ((w, b), np.float64(2.0))):
+        for _ in range(3):
+            out = jf(params, x)
+            assert isinstance(out, list) and isinstance(out[1], tuple)
+            np.testing.assert_allclose(out[0], want[0], rtol=1e-15)
+            np.testing.assert_allclose(out[1][0], want[1][0], rtol=1e-15)
+    assert len(calls) == 3 and len(jf.fast) == 3  # one trace and one fast entry each
+    g = fxad.jit(lambda d: d["a"] * 2)
+    for _ in range(2):
+        np.testing.assert_allclose(g({"a": x}), 2 * x)
+    assert len(g.fast) == 0

@@ -1,0 +1,166 @@
+"""Eager reverse mode on the tape of derived pullbacks (fxad/interpreters/tape.py) against the
+staged path (linearize, then transpose), the reference: the same values and gradients on
+every rule-table row; each primitive's JVP rule runs once per signature; the derivation cache
+is thread-safe, bounded and keeps no user objects alive."""
+import gc
+import sys
+import threading
+import weakref
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+import fxad
+import fxad.numpy as fnp
+from fxad import lax
+from fxad.interpreters import tape
+from fxad.tree_util import tree_leaves
+
+from tests.rules.test_coverage import table_modules
+
+
+@contextmanager
+def staged():
+    fxad.config.eager_tape = False
+    try:
+        yield
+    finally:
+        fxad.config.eager_tape = True
+
+
+def _tables():
+    """Every row of every rule table (found as the coverage test finds them)."""
+    rows = []
+    for name, mod in table_modules().items():
+        rows += [(f"{name.split('.')[-1]}:{r[0]}:{r[2]}", r[1], r[2]) for r in mod.TABLE]
+    return rows
+
+
+ROWS = _tables()
+
+
+def _close_to_the_ulp(a, b):
+    """Equal, or within a few ulps (the tape may sum contributions in another order)."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype
+    scale = np.maximum(np.abs(a), np.abs(b))
+    tol = 4 * np.finfo(a.dtype).eps * np.maximum(scale, np.max(scale, initial=0.0) * 1e-3)
+    assert np.all((a == b) | (np.abs(a - b) <= tol) | (np.isnan(a) & np.isnan(b))), (a, b)
+
+
+@pytest.mark.parametrize("name,fn,shapes", ROWS, ids=[r[0] for r in ROWS])
+def test_tape_agrees_with_the_staged_path(name, fn, shapes):
+    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    args = [rng.uniform(0.3, 0.9, s) for s in shapes]  # inside every row's domain
+    def scalar(*a):
+        return sum(fnp.sum(fnp.real(o)) for o in tree_leaves(fn(*a))
+                   if np.issubdtype(o.dtype, np.inexact))
+    g = fxad.grad(scalar, argnums=tuple(range(len(args))))
+    with np.errstate(all="ignore"):
+        got = g(*args)
+        with staged():
+            want = g(*args)
+    for x, y in zip(got, want):
+        _close_to_the_ulp(x, y)
+
+
+def test_each_jvp_rule_runs_once_per_signature(monkeypatch):
+    monkeypatch.setattr(tape, "_cache", {})
+    from fxad.rules.elementwise import sin_p
+    calls = []
+    rule = sin_p.jvp
+    monkeypatch.setattr(sin_p, "jvp", lambda p, t, **kw: calls.append(1) or rule(p, t, **kw))
+    f = fxad.grad(lambda x: fnp.sum(fnp.sin(fnp.sin(x) * 2.0)))
+    x = np.linspace(0.1, 1.0, 7)
+    for _ in range(5):
+        np.testing.assert_allclose(f(x), 2 * np.cos(np.sin(x) * 2.0) * np.cos(x))
+    assert len(calls) == 1  # one signature: sin of f64[7], its input tracked
+    f(np.ones(3))
+    assert len(calls) == 2  # a new signature
+
+
+def test_vjp_on_the_tape_can_be_pulled_back_many_times_and_under_vmap():
+    x = np.linspace(0.1, 1.0, 4)
+    out, f_vjp = fxad.vjp(lambda v: fnp.tanh(v) * v, x)
+    ct = np.arange(4.0)
+    first = f_vjp(ct)[0].copy()
+    np.testing.assert_allclose(f_vjp(ct)[0], first)
+    rows = fxad.vmap(lambda c: f_vjp(c)[0])(np.eye(4))  # traced cotangents: programs
+    np.testing.assert_allclose(rows @ ct, first)
+    np.testing.assert_allclose(fxad.jacrev(lambda v: fnp.tanh(v) * v)(x), rows)
+
+
+def test_grad_of_grad_and_hvp_compose_with_the_tape():
+    x = np.linspace(-1.0, 1.0, 5)
+    f = lambda v: fnp.sum(fnp.sin(v) ** 3)  # noqa: E731
+    h = fxad.grad(lambda v: fnp.sum(fxad.grad(f)(v) * v))(x)
+    with staged():
+        h_ref = fxad.grad(lambda v: fnp.sum(fxad.grad(f)(v) * v))(x)
+    np.testing.assert_allclose(h, h_ref, rtol=1e-14)
+    np.testing.assert_allclose(fxad.hvp(f, (x,), (np.ones(5),))[0],
+                               fxad.hessian(f)(x) @ np.ones(5), rtol=1e-12)
+
+
+def test_python_control_flow_and_loops_on_the_tape():
+    def f(x):
+        h, total = x, 0.0
+        for i in range(6):
+            h = fnp.tanh(h * 1.5) if float(fnp.sum(h)) > 0 else fnp.sin(h)
+            total = total + fnp.mean(h)
+        return total + lax.fori_loop(0, 3, lambda i, c: c * fnp.cos(c), h)[0]
+    x = np.linspace(-0.5, 0.8, 3)
+    with pytest.raises(TypeError):  # float() of a tracked value would drop its derivative
+        fxad.grad(f)(x)
+    f2 = lambda x: f(x) if False else _f2(x)  # noqa: E731
+
+    def _f2(x):
+        h, total = x, 0.0
+        for i in range(6):
+            h = fnp.tanh(h * 1.5) if fnp.sum(h) > 0 else fnp.sin(h)  # bool() is concrete
+            total = total + fnp.mean(h)
+        return total + lax.fori_loop(0, 3, lambda i, c: c * fnp.cos(c), h)[0]
+    got = fxad.grad(f2)(x)
+    with staged():
+        want = fxad.grad(f2)(x)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def test_the_derivation_cache_is_thread_safe(monkeypatch):
+    monkeypatch.setattr(tape, "_cache", {})
+    errors = []
+
+    def work(k):
+        try:
+            for n in range(1, 25):
+                x = np.linspace(0.1, 1.0, n + k)
+                g = fxad.grad(lambda v: fnp.sum(fnp.exp(v) * fnp.sin(v)))(x)
+                np.testing.assert_allclose(g, np.exp(x) * (np.sin(x) + np.cos(x)),
+                                           rtol=1e-13)
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k % 3,)) for k in range(8)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, repr(errors[0])
+
+
+def test_the_derivation_cache_is_bounded_and_keeps_no_user_objects(monkeypatch):
+    monkeypatch.setattr(tape, "_cache", {})
+    monkeypatch.setattr(tape, "_CACHE_SIZE", 16)
+    def use():
+        w = np.linspace(1.0, 2.0, 50)
+        for n in range(1, 50):
+            fxad.grad(lambda v: fnp.sum(v * w[:n]))(np.ones(n))
+        return weakref.ref(w)
+    ref = use()
+    assert len(tape._cache) <= 16
+    gc.collect()
+    assert ref() is None

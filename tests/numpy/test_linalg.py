@@ -1,0 +1,115 @@
+"""Rule table: fxad.numpy.linalg's composites and the decompositions they rest on (pinv,
+lstsq, eig, cond, matrix_power, multi_dot, matrix_rank): values against NumPy, derivatives to
+second order in both modes, vmap against a loop. (The solves, factorizations and norms are
+rows of tests/rules/test_linalg.py.)"""
+import numpy as np
+import pytest
+
+import fxad
+import fxad.numpy as fnp
+from fxad.test_util import check_grads
+
+from ..rules.common import M, V3, V7, check_values_match_numpy, check_vmap_matches_loop, grid, run_row
+
+R = np.random.default_rng(11)
+
+# (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
+VALUES = [
+    ("matrix_power", lambda m, x, **k: m.linalg.matrix_power(x, **k), [(M[0, :4, :4],)],
+     [{"n": 0}, {"n": 1}, {"n": 5}, {"n": -3}]),
+    ("multi_dot", lambda m, x, y: m.linalg.multi_dot([x, M[0, :3], M[1].T, y]),
+     [(V3, V7[:4]), (np.ones((2, 3)), np.ones((4, 6)))], [{}]),
+    ("pinv", lambda m, x, **k: m.linalg.pinv(x, **k), [(M[0],), (M[0].T,), (M[0] + 1j * M[1],)],
+     [{}, {"rcond": 0.1}]),
+    ("eig", lambda m, x: [np.asarray(r, complex) for r in m.linalg.eig(x)]
+     + [np.asarray(m.linalg.eigvals(x), complex)], [(M[0, :4, :4],), (M[1, :4, :4] + 1j,),
+                                                    (M[0, :4, :4] + M[0, :4, :4].T,)], [{}]),
+    ("lstsq", lambda m, x, y: m.linalg.lstsq(x, y)[:3], [(M[0].T, V7[:5]), (M[0].T, M[1].T)],
+     [{}]),
+    ("matrix_rank", lambda m, x: m.linalg.matrix_rank(x), [(M[0],), (np.outer(V7, V3),)], [{}]),
+    ("cond", lambda m, x, **k: m.linalg.cond(x, **k), [(M[0, :, :3],)], [{}, {"p": -2}]),
+    ("cond-square", lambda m, x, **k: m.linalg.cond(x, **k), [(M[0, :, :4],)],
+     [{"p": "fro"}, {"p": 1}, {"p": np.inf}]),
+]
+
+
+@pytest.mark.parametrize("name,f,argsets,kws", VALUES, ids=[v[0] for v in VALUES])
+def test_values_match_numpy(name, f, argsets, kws):
+    check_values_match_numpy(f, argsets, kws)
+
+
+# Linear algebra rows take SPREAD (or a multiple of eye) plus a small multiple of the drawn
+# matrix, whose norm is at most 2 * sqrt(12) < 7 (entries in [-2, 2], at most 12 of them):
+# whatever values are drawn, the eigenvalues and singular values stay apart and away from 0,
+# and eigenvectors keep a clear largest component.
+SPREAD = np.diag([1.0, 2.5, 5.0])
+
+
+def _sign_free(v):
+    """Each eigenvector times its own diagonal entry: LAPACK fixes a vector's norm and its
+    largest component's phase but not its sign, which can flip within a finite-difference
+    step; the product keeps the norm and phase convention visible and drops the sign."""
+    return v * fnp.diagonal(v)[None, :]
+
+
+TABLE = [
+    ("pinv", lambda a: fnp.linalg.pinv(2 * np.eye(3, 4) + 0.1 * a), [(3, 4)]),
+    ("pinv-tall", lambda a: fnp.linalg.pinv(2 * np.eye(4, 2) + 0.1 * a), [(4, 2)]),
+    ("lstsq", lambda a, b: fnp.linalg.lstsq(3 * np.eye(4, 3) + 0.2 * a, b)[0], [(4, 3), (4,)]),
+    ("lstsq-residuals", lambda a, b: fnp.linalg.lstsq(3 * np.eye(4, 2) + 0.2 * a, b)[1],
+     [(4, 2), (4, 2)]),
+    ("eig", lambda a: fnp.real(_sign_free(fnp.linalg.eig(SPREAD + 0.05 * a)[1]) * (1 + 0.5j))
+     + fnp.real(fnp.linalg.eigvals(SPREAD + 0.05 * a)), [(3, 3)]),
+    ("cond", lambda a: fnp.linalg.cond(SPREAD + 0.1 * a), [(3, 3)]),
+    ("cond-1", lambda a: fnp.linalg.cond(SPREAD + 0.1 * (a + 2.005), 1), [(3, 3)]),
+    ("matrix_power", lambda a: fnp.linalg.matrix_power(a, 3) + fnp.linalg.matrix_power(
+        3 * np.eye(2) + 0.2 * a, -2), [(2, 2)]),
+    ("multi_dot", lambda a, b, c: fnp.linalg.multi_dot([a, b, c]), [(3,), (3, 4), (4, 2)]),
+]
+
+
+def _off_kinks(a):
+    """cond(_, 1) sums |entries| of the matrix and of its inverse: none may sit at 0."""
+    m = SPREAD + 0.1 * (a + 2.005)
+    return bool(np.min(np.abs(np.linalg.inv(m))) > 1e-3)
+
+
+ASSUME = {"cond-1": _off_kinks}
+
+
+@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
+def test_linalg(name, fn, shapes):
+    run_row(fn, shapes, grid(-2, 2), unique=True, assume=ASSUME.get(name))
+
+
+@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
+def test_vmap_matches_loop(name, fn, shapes):
+    check_vmap_matches_loop(fn, shapes, R)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("kind", ["real", "complex", "symmetric"])
+def test_eig_matches_numpys_normalization_to_second_order(seed, kind):
+    """eig's eigenvector derivative is that of what NumPy returns (unit norm, largest
+    component real), so finite differences of NumPy's own eig agree, at order 2; real
+    matrices here have complex-conjugate pairs. The sign is left free (see _sign_free)."""
+    r = np.random.default_rng(seed)
+    a = r.standard_normal((4, 4))
+    a = a + 1j * r.standard_normal((4, 4)) if kind == "complex" else a + a.T \
+        if kind == "symmetric" else a
+    wt = np.cos(np.arange(16.0)).reshape(4, 4)
+
+    def f(a):
+        w, v = fnp.linalg.eig(a)
+        v = _sign_free(v)
+        return fnp.sum(fnp.real(v) * wt) + fnp.sum(fnp.imag(v) * wt.T) \
+            + fnp.sum(fnp.real(w) * wt[0]) + fnp.sum(fnp.imag(w) ** 2)
+    check_grads(f, (a,), order=2)
+    np.testing.assert_allclose(fxad.jit(fxad.grad(f))(a), fxad.grad(f)(a), rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_pinv_complex_second_order():
+    a = R.standard_normal((3, 2)) + 1j * R.standard_normal((3, 2))
+    check_grads(lambda z: fnp.real(fnp.sum(fnp.linalg.pinv(z) * np.arange(6).reshape(2, 3))),
+                (a,), order=2)

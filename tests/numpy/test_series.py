@@ -1,0 +1,75 @@
+"""Rule table: fxad.numpy.series, NumPy's sequence functions (diff, ediff1d, gradient,
+trapezoid, polyval, vander, polyfit, interp, searchsorted, digitize, bincount, isclose):
+values against NumPy, derivatives to second order in both modes, vmap against a loop."""
+import numpy as np
+import pytest
+
+import fxad.numpy as fnp
+
+from ..rules.common import (
+    XP, M, V3, V7, check_values_match_numpy, check_vmap_matches_loop, grid, run_row)
+
+R = np.random.default_rng(11)
+
+# (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
+VALUES = [
+    ("gradient", lambda m, x, **k: m.gradient(x, **k), [(M,), (V7,)],
+     [{}, {"edge_order": 2}, {"axis": -1}]),
+    ("gradient-spacing", lambda m, x: m.gradient(x, 0.3), [(V7,)], [{}]),
+    ("diff", lambda m, x, **k: m.diff(x, **k), [(M,)],
+     [{}, {"n": 2, "axis": 0}, {"prepend": 1.0, "axis": 1}, {"append": np.ones((3, 4, 1))}]),
+    ("ediff1d", lambda m, x: m.ediff1d(x, to_begin=[1.0, 2.0], to_end=3.0), [(M[0],)], [{}]),
+    ("trapezoid", lambda m, y, **k: m.trapezoid(y, **k), [(M,)],
+     [{}, {"dx": 0.5, "axis": 1}, {"x": np.linspace(0, 1, 5) ** 2}]),
+    ("interp", lambda m, x: m.interp(x, np.sort(V7), np.cos(V7)),
+     [(np.linspace(-3, 3, 13),), (np.sort(V7),)], [{}]),
+    ("interp-edges", lambda m, x: m.interp(x, XP, XP ** 2, left=-1.0, right=9.0),
+     [(np.linspace(-3, 3, 13),)], [{}]),
+    ("polyval", lambda m, x: m.polyval(V3, x), [(V7,)], [{}]),
+    ("vander", lambda m, x, **k: m.vander(x, **k), [(V7,), (V7.astype(np.float32),),
+                                                   (np.array([np.inf, 2.0]),)],
+     [{}, {"N": 3, "increasing": True}, {"N": 0}]),
+    ("polyfit", lambda m, x, y: m.polyfit(x, y, 3), [(V7, np.cos(V7)),
+                                                     (V7, np.stack([V7, V7 ** 2], 1))], [{}]),
+    ("searchsorted", lambda m, x, **k: m.searchsorted(np.sort(V7), x, **k),
+     [(V7,), (np.float64(0.3),)], [{}, {"side": "right"}]),
+    ("isclose", lambda m, x, y: [
+        m.isclose(x, y), m.allclose(x, x), m.array_equal(x, x),
+        m.isclose(np.array([np.inf, np.nan, 1.0]), np.array([np.inf, np.nan, 1.0 + 1e-9]),
+                  equal_nan=True), m.allclose(x[:0], y[:0])], [(V7[:3], V3)], [{}]),
+    ("binning", lambda m, x: [m.digitize(x, [-1.0, 0.0, 0.5]), m.digitize(x, [-1.0, 0.0], right=True),
+                              m.bincount(np.array([0, 2, 2, 5, 1, 0, 3]), weights=x),
+                              m.bincount(np.array([1, 1]), minlength=4),
+                              m.isin(x, [V7[2], V7[5]]), m.isin(x, V7[:2], invert=True)],
+     [(V7,)], [{}]),
+]
+
+
+@pytest.mark.parametrize("name,f,argsets,kws", VALUES, ids=[v[0] for v in VALUES])
+def test_values_match_numpy(name, f, argsets, kws):
+    check_values_match_numpy(f, argsets, kws)
+
+
+TABLE = [
+    ("diff", lambda x: fnp.diff(x, n=2, axis=0, prepend=0.5) ** 2, [(4, 2)]),
+    ("gradient", lambda x: fnp.gradient(x, 0.3, edge_order=2) ** 2, [(5,)]),
+    ("gradient-axes", lambda x: fnp.gradient(x)[1] * fnp.gradient(x)[0], [(3, 4)]),
+    ("trapezoid", lambda y, x: fnp.trapezoid(y ** 2, fnp.cumsum(x * x + 0.1)), [(4,), (4,)]),
+    ("polyval", lambda p, x: fnp.polyval(p, x), [(3,), (4,)]),
+    ("vander-polyfit", lambda x, y: fnp.vander(x, 3)
+     * fnp.polyfit(np.arange(4.0) + 0.1 * x, y, 2), [(4,), (4,)]),  # nodes kept apart
+    ("interp", lambda x, fp: fnp.interp(x, XP, fp), [(6,), (5,)]),
+    ("interp-xp", lambda x, s: fnp.interp(x, XP + 0.1 * fnp.tanh(s), XP ** 3), [(6,), (5,)]),
+    ("bincount-cbrt", lambda w: fnp.bincount(np.array([0, 2, 2, 1]), weights=w ** 2)
+     * fnp.cbrt(w + 3.0)[:3], [(4,)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
+def test_series(name, fn, shapes):
+    run_row(fn, shapes, grid(-2, 2), unique=True)
+
+
+@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
+def test_vmap_matches_loop(name, fn, shapes):
+    check_vmap_matches_loop(fn, shapes, R)

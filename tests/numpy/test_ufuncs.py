@@ -1,0 +1,88 @@
+"""Rule table: fxad.numpy.ufuncs, the NumPy ufuncs built from primitives (logaddexp, exp2, log2,
+hypot, sinc, clip, copysign, fmax / fmin, float_power, fmod / divmod, ldexp, modf, ...):
+values against NumPy, derivatives to second order in both modes, vmap against a loop."""
+import numpy as np
+import pytest
+
+import fxad
+import fxad.numpy as fnp
+
+from ..rules.common import (
+    MASK, M, V3, V7, _clip, check_values_match_numpy, check_vmap_matches_loop, grid, run_row)
+
+R = np.random.default_rng(7)
+
+# (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
+VALUES = [
+    ("ufuncs", lambda m, x, y: [
+        m.copysign(x, y), m.heaviside(x, 0.5), m.fmax(x, np.nan), m.fmin(np.nan, y),
+        m.float_power(np.abs(x), 1.5), m.trunc(x), m.fmod(x, 0.3), m.signbit(-0.0 * x),
+        m.isinf(x / 0.0), m.isposinf(x / 0.0), m.isneginf(x / 0.0), m.divmod(x, 0.3)[1],
+        m.logical_xor(x > 0, y > 0), m.heaviside(np.array([np.nan, 0.0, -np.inf]), 0.5)],
+     [(V7[:3], V3), (V7[:3].astype(np.float32), V3.astype(np.float32))], [{}]),
+    ("ufuncs-more", lambda m, x: [m.cbrt(x), m.ldexp(x, 3), m.modf(x)[0], m.modf(x)[1],
+                                  m.vecdot(M, M[0]), _clip(m, x, -0.5, 0.5),
+                                  m.einsum("i,i->", x, x, optimize=True)],
+     [(V7,), (V7.astype(np.float32),)], [{}]),
+]
+
+
+@pytest.mark.parametrize("name,f,argsets,kws", VALUES, ids=[v[0] for v in VALUES])
+def test_values_match_numpy(name, f, argsets, kws):
+    check_values_match_numpy(f, argsets, kws)
+
+
+TABLE = [
+    ("logaddexp", lambda x, y: fnp.logaddexp(x, y), [(2, 3), (3,)]),
+    ("logaddexp2", lambda x, y: fnp.logaddexp2(x, y), [(2, 3), (2, 3)]),
+    ("exp2", fnp.exp2, [(2, 3)]),
+    ("log2", lambda x: fnp.log2(x * x + 1.0), [(2, 3)]),
+    ("log10", lambda x: fnp.log10(x * x + 1.0), [(2, 3)]),
+    ("hypot", lambda x, y: fnp.hypot(x + 3.0, y), [(2, 3), (3,)]),  # kink at the origin
+    ("deg2rad", fnp.deg2rad, [(3,)]),
+    ("rad2deg", fnp.rad2deg, [(3,)]),
+    ("sinc", fnp.sinc, [(2, 3)]),
+    ("fabs", lambda x: fnp.fabs(x + 3.0), [(3,)]),
+    ("clip", lambda x: fnp.clip(x, -0.5, 0.5) * x, [(2, 3)]),
+    ("nan_to_num", lambda x: fnp.nan_to_num(x) * x, [(3,)]),
+    ("copysign-heaviside", lambda x, y: fnp.copysign(x + 0.005, y + 0.005)
+     * fnp.heaviside(x + 0.005, y),
+     [(2, 3), (3,)]),
+    ("fmax-fmin", lambda x, y: fnp.fmax(fnp.where(MASK, np.nan, x), y + 0.005)
+     + fnp.fmin(x, fnp.where(MASK[0], np.nan, y + 0.005)), [(2, 3), (3,)]),
+    ("float_power", lambda x: fnp.float_power(x * x + 0.5, 1.5), [(3,)]),
+    ("fmod-divmod", lambda x, y: fnp.fmod(x, y * y + 0.7071) * fnp.divmod(x + 0.005, 0.7071)[1],
+     [(2, 3), (3,)]),
+    ("trunc-signbit", lambda x: (x + 0.005) * fnp.trunc(x + 0.005)
+     + fnp.where(fnp.signbit(x + 0.005), x, 2 * x), [(2, 3)]),
+    ("vecdot-ldexp-modf", lambda x, y: fnp.vecdot(x, y)[:, None] * fnp.ldexp(x, 2)
+     + fnp.modf(x + 0.005)[0], [(2, 3), (3,)]),
+]
+
+
+def _off_jumps(x, y):
+    """fmod(x, d) jumps where x is a nonzero multiple of d = y² + 0.7071."""
+    r = x / (y * y + 0.7071)
+    k = np.round(r)
+    return bool(np.all((k == 0) | (np.abs(r - k) > 1e-3)))
+
+
+ASSUME = {"fmod-divmod": _off_jumps}
+
+
+@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
+def test_ufuncs(name, fn, shapes):
+    run_row(fn, shapes, grid(-2, 2), unique=True, assume=ASSUME.get(name))
+
+
+@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
+def test_vmap_matches_loop(name, fn, shapes):
+    check_vmap_matches_loop(fn, shapes, R)
+
+
+def test_derivatives_at_special_points_are_finite():
+    assert fxad.grad(lambda x: fnp.hypot(x, 0.0 * x))(0.0) == 0.0
+    assert fxad.grad(fnp.sinc)(0.0) == 0.0
+    g = fxad.grad(lambda x: fnp.logaddexp(x, -np.inf))(1.0)
+    assert g == 1.0
+    assert np.isfinite(fxad.grad(lambda x: fnp.logaddexp(x, x))(-np.inf))

@@ -1,0 +1,88 @@
+"""fxad.scipy.signal: convolve/correlate (n-d, every mode and method), fftconvolve,
+convolve2d/correlate2d (every boundary): values against SciPy, derivatives to second order
+in both modes, vmap against a loop, jit; the gradient is itself a convolution (no gathers)."""
+import numpy as np
+import pytest
+import scipy.signal as ss
+
+import fxad
+import fxad.numpy as fnp
+from fxad.errors import FxadValueError
+from fxad.scipy import signal as fsig
+from fxad.test_util import check_grads
+
+SHAPES = [((7,), (3,)), ((3,), (7,)), ((6, 5), (3, 2)), ((2, 3), (4, 5)), ((4, 3, 5), (2, 2, 3)),
+          ((5,), (5,)), ((1,), (1,))]
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+def test_convolve_and_correlate(shapes, mode):
+    rng = np.random.default_rng(0)
+    a, v = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    for method in ("direct", "fft", "auto"):
+        np.testing.assert_allclose(fsig.convolve(a, v, mode, method),
+                                   ss.convolve(a, v, mode, method), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(fsig.correlate(a, v, mode, method),
+                                   ss.correlate(a, v, mode, method), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fsig.fftconvolve(a, v, mode), ss.fftconvolve(a, v, mode),
+                               rtol=1e-12, atol=1e-12)
+    check_grads(lambda a, v: fsig.correlate(a, v, mode), (a, v), order=2)
+
+
+@pytest.mark.parametrize("boundary,fill", [("fill", 0), ("fill", 1.5), ("wrap", 0), ("symm", 0)])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("shapes", [((6, 5), (3, 2)), ((2, 3), (4, 5)), ((4, 4), (3, 3))],
+                         ids=str)
+def test_convolve2d_and_correlate2d(shapes, mode, boundary, fill):
+    rng = np.random.default_rng(1)
+    a, v = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    try:
+        want = ss.convolve2d(a, v, mode, boundary, fill)
+    except ValueError:  # SciPy refuses (valid mode, neither input larger)
+        with pytest.raises(FxadValueError):
+            fsig.convolve2d(a, v, mode, boundary, fill)
+        return
+    np.testing.assert_allclose(fsig.convolve2d(a, v, mode, boundary, fill), want, rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(fsig.correlate2d(a, v, mode, boundary, fill),
+                               ss.correlate2d(a, v, mode, boundary, fill), rtol=1e-12, atol=1e-12)
+    check_grads(lambda a, v: fsig.correlate2d(a, v, mode, boundary, fill), (a, v), order=2)
+
+
+def test_complex_inputs():
+    rng = np.random.default_rng(2)
+    z = rng.standard_normal(6) + 1j * rng.standard_normal(6)
+    r = rng.standard_normal(4)
+    np.testing.assert_allclose(fsig.correlate(z, r), ss.correlate(z, r), atol=1e-12)
+    np.testing.assert_allclose(fsig.correlate(r, z, "same"), ss.correlate(r, z, "same"),
+                               atol=1e-12)
+    check_grads(lambda z, r: fsig.correlate(z, r, "valid"), (z, r), order=2)
+
+
+def test_vmap_jit_and_the_gradient_is_a_convolution():
+    rng = np.random.default_rng(3)
+    a, v = rng.standard_normal((4, 50)), rng.standard_normal(7)
+    f = lambda a, v: fnp.sum(fsig.convolve(a, v, "same") ** 2)  # noqa: E731
+    g = fxad.vmap(fxad.grad(f, argnums=(0, 1)), in_axes=(0, None))(a, v)
+    for i in range(4):
+        for k in range(2):
+            np.testing.assert_allclose(g[k][i], fxad.grad(f, argnums=(0, 1))(a[i], v)[k],
+                                       rtol=1e-12)
+    np.testing.assert_allclose(fxad.jit(fxad.grad(f))(a[0], v), fxad.grad(f)(a[0], v),
+                               rtol=1e-13)
+    prims = {e.primitive.name for e in fxad.make_jaxpr(fxad.grad(f, argnums=(0, 1)))(a[0], v).eqns}
+    assert "convolve_window" in prims and "getitem" not in prims
+
+
+def test_errors():
+    with pytest.raises(FxadValueError, match="dimensionality"):
+        fsig.convolve(np.ones(3), np.ones((2, 2)))
+    with pytest.raises(FxadValueError, match="mode"):
+        fsig.convolve(np.ones(3), np.ones(2), mode="nearest")
+    with pytest.raises(FxadValueError, match="method"):
+        fsig.convolve(np.ones(3), np.ones(2), method="winograd")
+    with pytest.raises(FxadValueError, match="one input must be at least as large"):
+        fsig.convolve(np.ones((3, 1)), np.ones((1, 3)), mode="valid")
+    with pytest.raises(FxadValueError, match="boundary"):
+        fsig.convolve2d(np.ones((3, 3)), np.ones((2, 2)), boundary="reflect")
