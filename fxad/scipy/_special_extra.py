@@ -51,16 +51,27 @@ def i1e(x):
     return bessel_ie(x, 1)
 
 
+def _promoted(v, x):
+    """x in the float dtype SciPy's ufunc computes (v, x) in: an order given as a NumPy value
+    takes part in the promotion (a float32 order with a Python float x gives float32)."""
+    if type(v) in (int, float):
+        return x
+    xd = x if type(x) in (int, float, bool) else x.aval.sample() if isinstance(x, Tracer) \
+        else np.asarray(x).dtype  # (a traced Python scalar's sample stays a weak Python number)
+    dt = np.result_type(np.asarray(v).dtype, xd)
+    return lax.convert_element_type(x, dt) if dt.kind == "f" else x
+
+
 def iv(v, x):
-    return bessel_i(x, _static_order("iv", v))
+    return bessel_i(_promoted(v, x), _static_order("iv", v))
 
 
 def ive(v, x):
-    return bessel_ie(x, _static_order("ive", v))
+    return bessel_ie(_promoted(v, x), _static_order("ive", v))
 
 
 def jv(v, x):
-    return bessel_j(x, _static_order("jv", v))
+    return bessel_j(_promoted(v, x), _static_order("jv", v))
 
 
 def j0(x):
