@@ -14,14 +14,13 @@ Every function in the tables below is run on inputs of each class (normal values
 
 `audit()` returns {(function, input class): [failure messages]}; tests/test_edge_audit.py
 asserts that the only failing cells are the documented differences (DOCUMENTED, each with its
-reason, also in notes/edge_audit.md). `python tests/edge_audit.py` prints the table that
+reason, also in notes/edge_audit.md). `python -m tests.edge_audit` (from the checkout's root:
+this checkout's fxad, and no tests/scipy package shadowing SciPy) prints the table that
 notes/edge_audit.md shows.
 """
 from __future__ import annotations
 
 import math
-import os
-import sys
 import warnings
 from dataclasses import dataclass
 from typing import Callable
@@ -29,9 +28,6 @@ from typing import Callable
 import mpmath
 import numpy as np
 import scipy.special as sc
-
-if __name__ == "__main__":  # `python tests/edge_audit.py`: this checkout's fxad, not another
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import fxad
 import fxad.numpy as fnp
