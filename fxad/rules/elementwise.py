@@ -17,6 +17,7 @@ from ..core import _NP_SCALAR_TYPES, Primitive, ShapedArray, is_float
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import add_any_p as transpose_add_any_p, is_undefined
+from . import ops
 from ..ir.numba_backend.lowering import fusible, ufunc_rule
 from .helpers import (batch_size, broadcast_batched, ct_for, defbatch_elementwise, defbilinear,
                       defderiv, defjvp,
@@ -269,11 +270,15 @@ defderiv(integer_pow_p, lambda x, y: (
 def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
 
+def _pow_partials(needed, ans, x, y):
+    """x**y's partials (shared with float_power, fxad/rules/ufunc_math.py)."""
+    return [mul(y, pow(x, sub(y, 1))) if needed[0] else None,
+            # d/dy x**y = log(x) x**y; at x == 0 it is 0 (for y > 0), not nan.
+            mul(ans, log(select(eq(x, 0), 1.0, x))) if needed[1] else None]
+
+
 pow_p = elementwise("pow", np.power)
-defderiv(pow_p, lambda needed, ans, x, y: [
-    mul(y, pow(x, sub(y, 1))) if needed[0] else None,
-    # d/dy x**y = log(x) x**y; at x == 0 it is 0 (for y > 0), not nan.
-    mul(ans, log(select(eq(x, 0), 1.0, x))) if needed[1] else None], with_output=True)
+defderiv(pow_p, _pow_partials, with_output=True)
 def pow(x, y): return pow_p.bind(x, y)
 
 
@@ -346,15 +351,23 @@ defderiv(arccos_p, lambda x: neg(rsqrt(sub(1.0, mul(x, x)))))
 def arccos(x): return arccos_p.bind(x)
 
 
+# Derivatives with 1 + x² or x² + y² in them go through hypot (fxad/rules/ufunc_math.py),
+# which neither overflows nor underflows: 1 / (1 + x²) = (1 / hypot(1, x))², finite and right
+# at |x| = 1e160 and 1e-300.
+def _inv_hypot1(x):
+    return div(1.0, ops.hypot(x, 1.0))
+
+
 arctan_p = elementwise("arctan", np.arctan)
-defjvp(arctan_p, lambda t, x: div(t, add(1.0, mul(x, x))))
+defderiv(arctan_p, lambda x: integer_pow(_inv_hypot1(x), 2))
 def arctan(x): return arctan_p.bind(x)
 
 
 arctan2_p = elementwise("arctan2", np.arctan2)  # arctan2(y, x) = angle of (x, y)
 def _arctan2_partials(needed, y, x):
-    r2 = add(mul(x, x), mul(y, y))  # shared by both partials
-    return [div(x, r2) if needed[0] else None, neg(div(y, r2)) if needed[1] else None]
+    r = ops.hypot(x, y)  # x / (x² + y²) = (x / r) / r: x² + y² would overflow or underflow
+    return [div(div(x, r), r) if needed[0] else None,
+            neg(div(div(y, r), r)) if needed[1] else None]
 defderiv(arctan2_p, _arctan2_partials)
 def arctan2(y, x): return arctan2_p.bind(y, x)
 
@@ -375,12 +388,12 @@ def cosh(x): return cosh_p.bind(x)
 
 
 arcsinh_p = elementwise("arcsinh", np.arcsinh)
-defderiv(arcsinh_p, lambda x: rsqrt(add(mul(x, x), 1.0)))
+defderiv(arcsinh_p, lambda x: _inv_hypot1(x))
 def arcsinh(x): return arcsinh_p.bind(x)
 
 
-arccosh_p = elementwise("arccosh", np.arccosh)
-defderiv(arccosh_p, lambda x: rsqrt(mul(sub(x, 1.0), add(x, 1.0))))
+arccosh_p = elementwise("arccosh", np.arccosh)  # 1 / sqrt(x - 1) sqrt(x + 1): no x² overflow
+defderiv(arccosh_p, lambda x: mul(rsqrt(sub(x, 1.0)), rsqrt(add(x, 1.0))))
 def arccosh(x): return arccosh_p.bind(x)
 
 
