@@ -1,11 +1,14 @@
 """Print the oldest versions pyproject.toml allows, for CI's minimum-versions run.
 
     python .ci/minimums.py            # one pin a line: numpy==2.0, scipy==1.13, ..., pytest==8.0
+    python .ci/minimums.py --extra compile   # ... and the compile extra's: numba==0.60
     python .ci/minimums.py --python   # the oldest Python: 3.10
 
-Pins every runtime dependency and every test-extra requirement at its declared minimum, so
-each minimum pyproject.toml states is one that CI installs and tests. A requirement without a
-`>=` minimum is an error: a version nobody has tested must not be claimed by omission.
+Pins every runtime dependency and every test-extra requirement at its declared minimum, and
+those of each optional extra named with --extra (CI installs and tests the compile extra at its
+minimum too), so each minimum pyproject.toml states is one that CI installs and tests. A
+requirement without a `>=` minimum is an error: a version nobody has tested must not be claimed
+by omission; so is an --extra that pyproject.toml does not declare.
 """
 import re
 import sys
@@ -24,7 +27,17 @@ if "--python" in sys.argv[1:]:
         sys.exit(f"requires-python must be '>=X.Y', not {project['requires-python']!r}")
     print(m.group(1))
 else:
-    for req in project["dependencies"] + project["optional-dependencies"]["test"]:
+    args, extras = sys.argv[1:], ["test"]
+    while "--extra" in args:
+        i = args.index("--extra")
+        if i + 1 == len(args) or args[i + 1] not in project["optional-dependencies"]:
+            sys.exit(f"--extra needs one of {sorted(project['optional-dependencies'])}")
+        extras.append(args[i + 1])
+        del args[i:i + 2]
+    reqs = list(project["dependencies"])
+    for extra in extras:
+        reqs += project["optional-dependencies"][extra]
+    for req in reqs:
         m = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*>=\s*([\w.]+)\s*(,\s*<[^;]*)?", req)
         if m is None:
             sys.exit(f"pyproject.toml: {req!r} declares no minimum ('name>=version'), so CI "

@@ -2,7 +2,7 @@
 
     python benchmarks/run.py [--only NAME[,NAME...]] [--repeat K] [--quick] [--markdown]
                              [--peers autograd,jax,torch | --peers none] [--min-run S]
-                             [--extra] [--list]
+                             [--extra] [--numba] [--list]
 
 Not a test; CI does not run it (tests/test_benchmarks_smoke.py runs every workload once at a
 tiny size and checks only the results). The workloads:
@@ -136,6 +136,7 @@ class Row:
 class Config:
     quick: bool = False
     extra: bool = False         # informational variants (other Hessian orders, more checkpoints)
+    numba: bool = False         # --numba: each fxad jit variant also on the numba backend
     peers: dict = dataclasses.field(default_factory=dict)   # name -> namespace (importable)
     skipped: dict = dataclasses.field(default_factory=dict)  # name -> reason
 
@@ -1105,6 +1106,39 @@ def _limit_threads():
     return limiter, f"{env}; threadpoolctl: {libs or 'no pools found'}"
 
 
+class _OnNumba:
+    """An fxad jit variant run with fxad.config.jit_backend = "numba" (--numba); remembers
+    how long its first call (staging + compiling) took."""
+
+    def __init__(self, fn):
+        self.fn, self.first = fn, None
+
+    def __call__(self):
+        old = fxad.config.jit_backend
+        fxad.config.jit_backend = "numba"
+        try:
+            if self.first is not None:
+                return self.fn()
+            t0 = time.perf_counter()
+            out = self.fn()
+            self.first = time.perf_counter() - t0
+            return out
+        finally:
+            fxad.config.jit_backend = old
+
+
+def with_numba_variants(w: Workload) -> Workload:
+    """--numba: after each fxad jit variant, the same on the numba backend."""
+    out = []
+    for v in w.variants:
+        out.append(v)
+        if v.lib == "fxad" and "jit" in v.name:
+            out.append(Variant(v.name.replace("jit", "jit[numba]", 1), _OnNumba(v.fn),
+                               note="numba backend"))
+    w.variants = out
+    return w
+
+
 def run_all(names, cfg: Config, repeat: int, min_run: float, log=None):
     rows, notes = [], []
     for name in names:
@@ -1126,7 +1160,13 @@ def run_all(names, cfg: Config, repeat: int, min_run: float, log=None):
             notes.append(f"{name}: {w.title}; check rtol {w.rtol:g}, atol {w.atol_rel:g} x "
                          "max|floor|")
             notes += [f"{name}: {n}" for n in w.notes]
+            if cfg.numba:
+                w = with_numba_variants(w)
             rows += run_workload(w, repeat, min_run, log)
+            for v in w.variants:
+                if isinstance(v.fn, _OnNumba) and v.fn.first is not None:
+                    notes.append(f"{name}: {v.name}: first call (staging + numba compile or "
+                                 f"disk-cache load) {v.fn.first:.2f} s")
         if log:
             log(f"[{name}] done in {time.perf_counter() - t0:.1f} s")
     return rows, notes
@@ -1147,6 +1187,9 @@ def main(argv=None):
                     help="tiny sizes, 1 round: checks the harness and the results, not speed")
     ap.add_argument("--peers", default=",".join(PEER_NAMES),
                     help="comma-separated peers to try (autograd,jax,torch) or 'none'")
+    ap.add_argument("--numba", action="store_true",
+                    help="also run each fxad jit variant on jit's numba backend "
+                         "(fxad.config.jit_backend = 'numba'), in the same rounds")
     ap.add_argument("--extra", action="store_true",
                     help="also informational fxad variants without targets: the other Hessian "
                          "compositions, more checkpoint block sizes")
@@ -1174,7 +1217,8 @@ def main(argv=None):
     if bad:
         ap.error(f"unknown peer(s) {', '.join(bad)}; choose from {', '.join(PEER_NAMES)}")
     peers, skipped = load_peers(wanted)
-    cfg = Config(quick=args.quick, extra=args.extra, peers=peers, skipped=skipped)
+    cfg = Config(quick=args.quick, extra=args.extra, peers=peers, skipped=skipped,
+                 numba=args.numba)
     info = machine_info(cfg, thread_note)
 
     def log(msg):

@@ -36,3 +36,8 @@ class RuleNotImplementedError(FxadError, NotImplementedError):
 
 class JaxprTypeError(FxadError, TypeError):
     """A jaxpr failed the type checker."""
+
+
+class CompilationWarning(UserWarning):
+    """jit's compiled (numba) backend is unavailable or declined a program, which then runs
+    on the NumPy backend: same results, NumPy's speed."""

@@ -1,27 +1,76 @@
-"""jit: stage a function to a jaxpr once per signature, simplify it, generate NumPy code.
+"""jit: stage a function to a jaxpr once per signature, simplify it, generate NumPy code
+(or, with the "numba" backend, native code: fxad/ir/numba_backend).
 
 A jitted call is the call primitive `jit` (fxad/rules/call.py), whose parameter is the staged
 program, so every transformation understands it. This module is the user-facing decorator:
-signatures, static arguments, the caches.
+signatures, static arguments, the caches, the choice of backend.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
 import inspect
+import os
 import threading
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .core import (_PY_SCALARS, BoundedCache, ShapedArray, Tracer, avals_key, check_output,
                    get_aval)
-from .errors import FxadTypeError, FxadValueError
+from .errors import CompilationWarning, FxadTypeError, FxadValueError
+from .ir import numba_backend
 from .ir.codegen import compiled_for
 from .ir.jaxpr import ClosedJaxpr, Jaxpr
 from .ir.staging import stage
 from .rules.call import jit_p
 from .tree_util import tree_flatten, tree_unflatten
+
+# --- backends ------------------------------------------------------------------------------------
+
+BACKENDS = ("numpy", "numba")
+_default = {"backend": "numpy"}  # fxad.config.jit_backend (every thread)
+_warned = threading.Event()
+
+
+def check_backend(backend, where="jit"):
+    if backend not in BACKENDS:
+        raise FxadValueError(f"{where}: unknown backend {backend!r}; choose one of "
+                             f"{', '.join(map(repr, BACKENDS))} (\"numba\" needs "
+                             "`pip install fxad[compile]`)")
+    return backend
+
+
+def set_default_backend(backend):
+    _default["backend"] = check_backend(backend, "fxad.config.jit_backend")
+
+
+def default_backend():
+    return _default["backend"]
+
+
+def resolve_backend(backend):
+    """The backend a call runs on: "numba" only when Numba can be imported (else NumPy,
+    with one warning per process)."""
+    if backend is None:
+        backend = _default["backend"]
+    if backend == "numba":
+        ok, why = numba_backend.available()
+        if not ok:
+            if not _warned.is_set():
+                _warned.set()
+                warnings.warn(f"fxad.jit: the numba backend is not available ({why}); using "
+                              "the NumPy backend, which gives the same results. Install "
+                              "it with `pip install fxad[compile]`.", CompilationWarning,
+                              stacklevel=3)
+            return "numpy"
+    return backend
+
+
+_default["backend"] = check_backend(os.environ.get("FXAD_JIT_BACKEND") or "numpy",
+                                    "the environment variable FXAD_JIT_BACKEND")
+
 
 # --- the user-facing decorator ----------------------------------------------------------------
 
@@ -41,21 +90,42 @@ def _lift_tracer_consts(closed):
 
 
 class Lowered:
-    """What jit runs for one signature: the staged jaxpr, its simplified form, the code.
-    `.compile()` gives the callable program (JAX's staged-compilation API)."""
+    """What jit runs for one signature: the staged jaxpr (`.jaxpr`), the compiled program
+    (`.compiled`), its code (`.as_text()`). On the numba backend `.as_text()` also shows the
+    Numba source and the equations that run on NumPy; `.segments` and `.fallbacks` list
+    them. `.compile()` gives the callable program (JAX's staged-compilation API), compiling
+    it now; `.compile_seconds` then says how long compiling (or loading from the disk cache)
+    took."""
 
-    def __init__(self, jaxpr, jitted=None, key=None, static=None):
-        self.jaxpr = jaxpr
-        self.compiled = compiled_for(jaxpr, boundary=True)
+    def __init__(self, jaxpr, backend="numpy", args=(), jitted=None, key=None, static=None):
+        self.jaxpr, self.backend, self._args = jaxpr, backend, args
+        self.compiled = compiled_for(jaxpr, boundary=True, backend=backend)
         self._jitted, self._key, self._static = jitted, key, static
 
     def as_text(self):
-        return self.compiled.source
+        describe = getattr(self.compiled, "describe", None)
+        return describe() if describe is not None else self.compiled.source
+
+    segments = property(lambda self: list(getattr(self.compiled, "segments", [])))
+    fallbacks = property(lambda self: list(getattr(self.compiled, "fallbacks", [])))
+
+    @property
+    def compile_seconds(self):
+        """Seconds spent compiling (or loading from the disk cache) so far; 0.0 for the NumPy
+        backend, None before the first run."""
+        report = getattr(self.compiled, "report", None)
+        if report is None:
+            return 0.0
+        return report.seconds if report.entries else None
 
     def __str__(self):
         return self.as_text()
 
     def compile(self) -> "Compiled":
+        """The callable program. On the numba backend it compiles now (or loads from the disk
+        cache), by running once on the lowered arguments when they are arrays."""
+        if self.backend != "numpy" and not any(_shape_struct(a) for a in self._args):
+            self.compiled(*self._args)
         return Compiled(self)
 
 
@@ -69,6 +139,9 @@ class Compiled:
 
     def as_text(self):
         return self.lowered.as_text()
+
+    compile_seconds = property(lambda self: self.lowered.compile_seconds)
+    compiled = property(lambda self: self.lowered.compiled)  # the program (backend's form)
 
     def __call__(self, *args, **kwargs):
         low = self.lowered
@@ -150,10 +223,11 @@ class _Jitted:
     CACHE_SIZE = 64  # signatures kept per function (least recently used dropped)
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums=(),
-                 donate_argnames=()):
+                 donate_argnames=(), backend=None):
         if not callable(fun):
             raise FxadTypeError(f"jit expects a function, got {type(fun).__name__}")
         self.fun = fun
+        self.backend = None if backend is None else check_backend(backend)
         self.static_argnums, self.static_argnames, self._strict = _resolve_static(
             fun, _as_tuple(static_argnums, int, "static_argnums"),
             _as_tuple(static_argnames, str, "static_argnames"))
@@ -228,18 +302,24 @@ class _Jitted:
     def __call__(self, *args, **kwargs):
         if _state.disabled:
             return self.fun(*args, **kwargs)
+        backend = self.backend or _default["backend"]
+        if backend != "numpy":
+            backend = resolve_backend(backend)
         fast = None if kwargs or self.static_argnums else _fast_key(args)
         if fast is not None:  # arrays, scalars, lists and tuples only: skip pytree flattening
             key, flat = fast
+            if backend != "numpy":
+                key = (backend, key)
             hit = self.fast.get(key)
             if hit is not None:
                 compiled, out_tree = hit
                 return tree_unflatten(out_tree, [_writeable(o) for o in compiled(*flat)])
         (closed, out_tree), flat = self._prepare(args, kwargs)
-        outs = jit_p.bind(*flat, jaxpr=closed, name=getattr(self.fun, "__name__", "jit"))
+        outs = jit_p.bind(*flat, jaxpr=closed, name=getattr(self.fun, "__name__", "jit"),
+                          backend=backend)
         # Remember the compiled program, unless the call closed over an outer
         # transformation's values (they are passed as extra leading arguments: not cached).
-        compiled = closed.cache.get(("compiled", True))
+        compiled = closed.cache.get(("compiled", True, backend))
         if fast is not None and len(flat) == len(fast[1]) and compiled is not None:
             self.fast[key] = (compiled, out_tree)
         return tree_unflatten(out_tree, [_writeable(o) for o in outs])
@@ -247,11 +327,12 @@ class _Jitted:
     def lower(self, *args, **kwargs):
         """The staged and compiled program for these arguments (`.as_text()` shows it;
         `.compile()` makes it callable). ShapeDtypeStructs may stand for arrays."""
-        (closed, _), _ = self._prepare(args, kwargs)
+        (closed, _), flat = self._prepare(args, kwargs)
         static = self._static_positions(len(args))
         fixed = ({i: args[i] for i in static},
                  {k: v for k, v in kwargs.items() if k in self.static_argnames})
-        return Lowered(closed, self, self._signature(args, kwargs), fixed)
+        return Lowered(closed, resolve_backend(self.backend), flat, self,
+                       self._signature(args, kwargs), fixed)
 
 
 class _BoundJitted:
@@ -349,13 +430,18 @@ def disable_jit(disable: bool = True):
 def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
         donate_argnames: str | Sequence[str] = (), keep_unused: bool = False,
-        device: Any = None, backend: Any = None, inline: bool = False) -> Any:
+        device: Any = None, backend: str | None = None, inline: bool = False) -> Any:
     """Stage `fun` once per signature (pytree structure, shapes, dtypes, static values),
-    simplify the program and run generated NumPy code on later calls. `donate_argnums`,
-    `donate_argnames`, `keep_unused`, `device`, `backend` and `inline` are accepted for
-    JAX code and change nothing (fxad runs on the CPU, through NumPy, and never writes
-    into its inputs)."""
+    simplify the program and run generated code on later calls: NumPy code (backend
+    "numpy"), or native code compiled with Numba (backend "numba": elementwise chains fused,
+    loops compiled; needs `pip install fxad[compile]`, else NumPy is used). The default,
+    None (or JAX's "cpu"), follows `fxad.config.jit_backend` (environment variable
+    FXAD_JIT_BACKEND) at each call. `donate_argnums`, `donate_argnames`, `keep_unused`,
+    `device` and `inline` are accepted for JAX code and change nothing (fxad runs on the
+    CPU and never writes into its inputs)."""
+    backend = None if backend == "cpu" else backend
     if fun is None:
         return lambda f: jit(f, static_argnums, static_argnames, donate_argnums,
-                             donate_argnames)
-    return _Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)
+                             donate_argnames, backend=backend)
+    return _Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                   backend)

@@ -20,9 +20,9 @@ from .rules.special import softplus as _softplus
 sigmoid = lax.logistic
 
 
-def relu(x):
-    """max(x, 0) with derivative 0 at 0 (as JAX and PyTorch)."""
-    return lax.select(lax.gt(x, 0), x, lax.mul(x, 0))
+def _zero(x):
+    """A 0-d zero of x's dtype: a constant (x * 0 would be NaN at x = ±inf)."""
+    return np.zeros((), get_aval(x).dtype)
 
 
 def softplus(x):
@@ -41,37 +41,47 @@ _GELU_C = float(np.sqrt(2.0 / np.pi))
 
 
 def gelu(x, approximate=True):
-    """The tanh approximation of GELU. The cubic is evaluated on x clipped to ±20 (where tanh
-    is already ±1), so huge inputs give no inf*0 = NaN in the derivative."""
+    """GELU: x Φ(x) (approximate=False, with SciPy's ndtr: accurate in the lower tail, where
+    1 + erf(x/√2) cancels), or its tanh approximation 0.5 x (1 + tanh u) written as
+    x · logistic(2u), u = √(2/π)(x + 0.044715 x³), which does not cancel for negative x
+    either. The cubic sees x clipped to ±25, where logistic(2u) is already 0 or 1, so huge
+    inputs give no inf·0 = NaN in the derivative."""
     if not approximate:
-        from .scipy.special import erf
-        return lax.mul(lax.mul(0.5, x), lax.add(1.0, erf(lax.mul(x, float(1 / np.sqrt(2))))))
-    xc = lax.min(lax.max(x, -20.0), 20.0)
-    inner = lax.mul(_GELU_C, lax.add(xc, lax.mul(0.044715, lax.integer_pow(xc, 3))))
-    return lax.mul(lax.mul(0.5, x), lax.add(1.0, lax.tanh(inner)))
+        from .scipy.special import ndtr
+        return lax.mul(x, ndtr(x))
+    xc = lax.min(lax.max(x, -25.0), 25.0)
+    inner = lax.mul(2 * _GELU_C, lax.add(xc, lax.mul(0.044715, lax.integer_pow(xc, 3))))
+    return lax.mul(x, lax.logistic(inner))
 
 
 def _shift(x, axis):
     """The max over `axis`, held constant (stop_gradient), with non-finite maxima replaced by
     0 so all-(-inf) rows give -inf rather than NaN."""
     m = lax.stop_gradient(fnp.max(x, axis=axis, keepdims=True))
-    return lax.select(lax.isfinite(m), m, lax.mul(m, 0))
+    return lax.select(lax.isfinite(m), m, _zero(m))
 
 
 def logsumexp(x, axis=None, keepdims=False):
-    m = _shift(x, axis)
-    out = lax.add(lax.log(fnp.sum(lax.exp(lax.sub(x, m)), axis=axis, keepdims=True)), m)
-    return out if keepdims else fnp.squeeze(out, axis=axis) if axis is not None else \
-        fnp.reshape(out, ())
+    """log(sum(exp(x))) over `axis`: a primitive with SciPy's own impl; -inf for a slice of
+    -inf (an empty sum), where the gradient is 0 (JAX's is NaN; notes/07_differences.md).
+    scipy.special.logsumexp has b= and return_sign= as well."""
+    from .rules.reductions import logsumexp as _logsumexp
+    x = fnp.asarray(x)
+    return _logsumexp(x, _axes(axis, get_aval(x).ndim), keepdims)
 
 
 def softmax(x, axis=-1):
-    e = lax.exp(lax.sub(x, _shift(x, axis)))
+    """exp(x - m) / sum(exp(x - m)), m the max (not replaced where infinite: NaN for a slice
+    with +inf or only -inf, as SciPy and JAX)."""
+    e = lax.exp(lax.sub(x, lax.stop_gradient(fnp.max(x, axis=axis, keepdims=True))))
     return lax.div(e, fnp.sum(e, axis=axis, keepdims=True))
 
 
 def log_softmax(x, axis=-1):
-    return lax.sub(x, logsumexp(x, axis=axis, keepdims=True))
+    """(x - m) - log(sum(exp(x - m))) with m the max, as SciPy: x - logsumexp(x) would
+    lose log(n) next to x = 1e300."""
+    shifted = lax.sub(x, _shift(x, axis))
+    return lax.sub(shifted, lax.log(fnp.sum(lax.exp(shifted), axis=axis, keepdims=True)))
 
 
 # --- normalization: one custom_vjp that saves mean and rstd ----------------------------------
@@ -137,7 +147,7 @@ from .nn_activations import (  # noqa: E402,F401
     celu, elu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
     log1mexp, log_sigmoid, logmeanexp, mish, one_hot, relu6, selu, soft_sign, sparse_plus,
     sparse_sigmoid, squareplus, standardize, tanh)
-from .nn_activations import relu  # noqa: E402,F401,F811  (replaces relu above: see its docstring)
+from .nn_activations import relu  # noqa: E402,F401
 from .nn_attention import dot_product_attention  # noqa: E402,F401
 from .nn_pooling import avg_pool, max_pool, min_pool, pool  # noqa: E402,F401
 from . import nn_initializers as initializers  # noqa: E402,F401  (fxad.nn.initializers)

@@ -18,14 +18,35 @@ import numpy as np
 
 from .. import core
 from ..interpreters import tape
+from ..jit import default_backend, set_default_backend
+from ..ir.numba_backend import cache as numba_cache
 
 _FXAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class Config:
-    """Library-wide switches. `fxad.config.debug_nans = True` checks every thread;
-    `fxad.config.eager_tape = False` makes eager grad/vjp take the staged path (linearize,
-    then transpose) instead of the tape of derived pullbacks (for comparisons and tests)."""
+    """Library-wide switches (every thread). `fxad.config.debug_nans = True` checks every
+    thread; `fxad.config.eager_tape = False` makes eager grad/vjp take the staged path
+    (linearize, then transpose) instead of the tape of derived pullbacks (for comparisons and
+    tests); `fxad.config.jit_backend = "numba"` makes every `jit` without its own `backend`
+    compile to native code (default "numpy", or the environment variable FXAD_JIT_BACKEND);
+    `fxad.config.log_compiles = True` prints each numba compilation and its time."""
+
+    @property
+    def jit_backend(self) -> str:
+        return default_backend()
+
+    @jit_backend.setter
+    def jit_backend(self, backend: str):
+        set_default_backend(backend)
+
+    @property
+    def log_compiles(self) -> bool:
+        return numba_cache.log_compiles[0]
+
+    @log_compiles.setter
+    def log_compiles(self, on: bool):
+        numba_cache.log_compiles[0] = bool(on)
 
     @property
     def eager_tape(self) -> bool:

@@ -40,9 +40,10 @@ from .transpose import UndefinedPrimal, backward_pass
 class Derived:
     """The compiled forward and pullback of one primitive signature."""
     __slots__ = ("forward", "pullback", "pullback_jaxpr", "out_avals", "out_nz", "n_res",
-                 "n_out")
+                 "n_out", "_partial", "_by_mask")
 
-    def __init__(self, forward, pullback, pullback_jaxpr, out_avals, out_nz, n_res):
+    def __init__(self, forward, pullback, pullback_jaxpr, out_avals, out_nz, n_res,
+                 partial=None):
         self.forward = forward  # (*primals) -> (*outputs, *residuals)
         self.pullback = pullback  # (*residuals, *cts of nonzero outputs) -> cts of diff inputs
         self.pullback_jaxpr = pullback_jaxpr  # the same, as a program (for traced cotangents)
@@ -50,6 +51,18 @@ class Derived:
         self.out_nz = out_nz  # outputs that carry derivatives
         self.n_res = n_res
         self.n_out = len(out_avals)
+        self._partial = partial  # mask -> (pullback, program) for some cotangents absent
+        self._by_mask = {}
+
+    def pullback_for(self, present):
+        """The pullback when only the outputs marked in `present` (over the nonzero ones)
+        receive cotangents: the others are symbolic zeros, as in the staged backward pass,
+        not arrays of zeros (0 · inf = NaN where a rule's factor overflows, e.g. svd's
+        1 / (s_j² - s_i²) when only s is used). Derived once per mask (at most 2^n_out)."""
+        hit = self._by_mask.get(present)
+        if hit is None:
+            hit = self._by_mask[present] = self._partial(present)
+        return hit
 
 
 _UNDERIVABLE = object()  # cached answer for signatures that take the staged path
@@ -71,15 +84,20 @@ def _derive(prim, params, avals, diff):
     ct_avals = [a for a, nz in zip(closed.out_avals, out_nz) if nz]
     t_avals = [a for a, d in zip(avals, diff) if d]
 
-    def pullback(*args):
-        res, cts = args[:n_res], args[n_res:]
-        full = list(res) + [UndefinedPrimal(a) for a in t_avals]
-        got = backward_pass(linear.jaxpr, linear.consts, list(cts), args=full)[n_res:]
-        return [np.zeros(a.shape, a.dtype) if type(g) is Zero else g
-                for g, a in zip(got, t_avals)]
-    pb = stage(pullback, list(res_avals) + ct_avals, name="pullback")
-    return Derived(compile_jaxpr(simplify(known)).fn, compile_jaxpr(simplify(pb)).fn, pb,
-                   closed.out_avals, tuple(out_nz), n_res)
+    def staged_pullback(present):
+        def pullback(*args):
+            res, given = args[:n_res], iter(args[n_res:])
+            cts = [next(given) if p else None for p in present]
+            full = list(res) + [UndefinedPrimal(a) for a in t_avals]
+            got = backward_pass(linear.jaxpr, linear.consts, cts, args=full)[n_res:]
+            return [np.zeros(a.shape, a.dtype) if type(g) is Zero else g
+                    for g, a in zip(got, t_avals)]
+        pb = stage(pullback, list(res_avals) + [a for a, p in zip(ct_avals, present) if p],
+                   name="pullback")
+        return compile_jaxpr(simplify(pb)).fn, pb
+    pb_fn, pb = staged_pullback((True,) * len(ct_avals))
+    return Derived(compile_jaxpr(simplify(known)).fn, pb_fn, pb, closed.out_avals,
+                   tuple(out_nz), n_res, staged_pullback)
 
 
 def derived(prim, params, key, args):
@@ -290,10 +308,14 @@ def backward(trace, outs, cts_out, free=False):
             slots = cts[first:first + d.n_out]
             if all(c is None for c in slots):
                 continue
-            ct_nz = [np.zeros(a.shape, a.dtype) if c is None else c
-                     for c, a, nz in zip(slots, d.out_avals, d.out_nz) if nz]
-            got = eval_jaxpr(d.pullback_jaxpr.jaxpr, d.pullback_jaxpr.consts, *res, *ct_nz) \
-                if traced else d.pullback(*res, *ct_nz)
+            ct_nz = [c for c, nz in zip(slots, d.out_nz) if nz]
+            if any(c is None for c in ct_nz):  # some outputs unused: symbolic zeros
+                pb_fn, pb = d.pullback_for(tuple(c is not None for c in ct_nz))
+                ct_nz = [c for c in ct_nz if c is not None]
+            else:
+                pb_fn, pb = d.pullback, d.pullback_jaxpr
+            got = eval_jaxpr(pb.jaxpr, pb.consts, *res, *ct_nz) if traced else \
+                pb_fn(*res, *ct_nz)
         for s, ct in zip(inputs, got):
             c = cts[s]
             if c is None:
@@ -320,8 +342,7 @@ def _linearized_pullback(lin, cts, first):
     slots = cts[first:first + len(lin.out_avals)]
     if all(c is None for c in slots):
         return None
-    cts_in = [np.zeros(a.shape, a.dtype) if c is None else c
-              for c, a, m in zip(slots, lin.out_avals, lin.out_mask) if m]
+    cts_in = [c for c, m in zip(slots, lin.out_mask) if m]  # None: a symbolic zero
     got = backward_pass(lin.jaxpr.jaxpr, lin.jaxpr.consts, cts_in)
     return [np.zeros(a.shape, a.dtype) if type(g) is Zero else g
             for g, a, m in zip(got, lin.in_avals, lin.in_mask) if m]

@@ -198,12 +198,26 @@ def _expr(e, args, ctx):
     return f"{fn}({', '.join(args)})"
 
 
-def compiled_for(closed, boundary=False):
+_BACKENDS = {}  # name -> compile(simplified closed jaxpr, boundary); numba_backend registers
+
+
+def register_backend(name, compile_program):
+    """Another code generator for `compiled_for` (fxad/ir/numba_backend registers "numba" on
+    import: this module does not import it)."""
+    _BACKENDS[name] = compile_program
+
+
+def compiled_for(closed, boundary=False, backend="numpy"):
     """The compiled, simplified program of a closed jaxpr, built once and kept on it
-    (`boundary`: see compile_jaxpr)."""
-    key = ("compiled", boundary)
+    (`boundary`: see compile_jaxpr). `backend` "numba" compiles it to native code
+    (fxad/ir/numba_backend); callers check that Numba is available."""
+    key = ("compiled", boundary, backend)
     c = closed.cache.get(key)
     if c is None:
         from .simplify import simplify
-        c = closed.cache[key] = compile_jaxpr(simplify(closed), boundary=boundary)
+        if backend == "numpy":
+            c = compile_jaxpr(simplify(closed), boundary=boundary)
+        else:
+            c = _BACKENDS[backend](simplify(closed), boundary)
+        closed.cache[key] = c
     return c

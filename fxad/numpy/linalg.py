@@ -321,8 +321,12 @@ def cond(x, p=None):
     if p in (None, 2, -2):
         s = svdvals(x)
         big, small = _max(s, axis=-1), _min(s, axis=-1)
-        return lax.div(small, big) if p == -2 else lax.div(big, small)
-    return lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+        r = lax.div(small, big) if p == -2 else lax.div(big, small)
+    else:
+        r = lax.mul(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+    # NumPy's convention: a NaN from a singular matrix (0 / 0) is inf, unless x has NaNs
+    return lax.select(lax.logical_and(lax.isnan(r), lax.logical_not(
+        _max(lax.isnan(x), axis=(-2, -1)))), np.inf, r)
 
 
 def matrix_power(a, n):

@@ -6,7 +6,7 @@ import numpy as np
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadValueError
-from ..rules.helpers import shape_of
+from ..rules.helpers import dtype_of, shape_of
 from .reductions import normalize_axes
 
 # The options fxad.numpy/more.py implements (JAX's size=, the computed pad modes, take's
@@ -291,12 +291,12 @@ def _tri_mask(a, k, lower):
     return (np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool))
 
 
-def tril(m, k=0):
-    return lax.select(_tri_mask(m, k, True), m, lax.mul(m, 0))
+def tril(m, k=0):  # the other triangle is a constant 0 (m * 0 would be NaN at inf entries)
+    return lax.select(_tri_mask(m, k, True), m, np.zeros((), dtype_of(m)))
 
 
 def triu(m, k=0):
-    return lax.select(_tri_mask(m, k, False), m, lax.mul(m, 0))
+    return lax.select(_tri_mask(m, k, False), m, np.zeros((), dtype_of(m)))
 
 
 def take(a, indices, axis=None, out=None, mode=None, *, unique_indices=False,

@@ -108,7 +108,10 @@ def polyval(p, x):
         coeffs = list(p)
     else:
         coeffs = [p[i] for i in range(shape_of(p)[0])]
-    y = lax.mul(x, 0) if not coeffs else lax.add(lax.mul(x, 0), coeffs[0])
+    # NumPy's start, y = 0 * x (NaN at x = inf, as NumPy's value), held constant: a traced
+    # 0 * x would send inf * 0 = NaN into reverse mode at |x| = 1e300
+    zero = lax.mul(lax.stop_gradient(x), 0)
+    y = zero if not coeffs else lax.add(zero, coeffs[0])
     for c in coeffs[1:]:
         y = lax.add(lax.mul(y, x), c)
     return y

@@ -108,8 +108,23 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                     keepdims)
 
 
+def _middle(s, lo, hi):
+    """NumPy's median of sorted slices: the middle value, or the mean (a + b) / 2 of the two
+    middle ones (the 0.5 quantile's lerp would give inf · 0 = NaN next to an inf)."""
+    from .manipulation import take_along_axis
+    below, above = take_along_axis(s, lo, -1), take_along_axis(s, hi, -1)
+    return lax.select(lax.eq(lo, hi), below, lax.div(lax.add(below, above), 2.0))
+
+
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return quantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+    q, x, axes = _prepare("median", a, 0.5, axis, out)
+    n = shape_of(x)[-1]
+    if n == 0:
+        raise FxadValueError("median of an empty slice")
+    s = sort(x, axis=-1)
+    val = _middle(s, np.array([(n - 1) // 2]), np.array([n // 2]))
+    val = lax.select(red.max(lax.isnan(x), axis=-1, keepdims=True), np.nan, val)
+    return _shaped(val, q, a, axes, keepdims)
 
 
 def ptp(a, axis=None, keepdims=False):
@@ -192,7 +207,16 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return nanquantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+    """median of the non-NaN values (NaNs sort last; the middle positions come from the
+    traced count, so this stages); NaN for an all-NaN slice."""
+    q, x, axes = _prepare("nanmedian", a, 0.5, axis, out)
+    s = sort(x, axis=-1)
+    count = red.sum(lax.convert_element_type(lax.logical_not(lax.isnan(x)), np.intp),
+                    axis=-1, keepdims=True)
+    lo = lax.max(lax.floor_divide(lax.sub(count, 1), 2), 0)
+    val = _middle(s, lo, lax.max(lax.floor_divide(count, 2), 0))
+    val = lax.select(lax.eq(count, 0), np.nan, val)
+    return _shaped(val, q, a, axes, keepdims)
 
 
 def nanargmax(a, axis=None, keepdims=False):

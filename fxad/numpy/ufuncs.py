@@ -6,13 +6,15 @@ import numpy as np
 from .. import lax
 from ..errors import FxadTypeError
 from ..rules.helpers import dtype_of as _dtype_of, shape_of as _shape_of
-from ..rules.special import logaddexp  # noqa: F401  (a primitive: smooth weights at ties)
+from ..rules.piecewise import copysign, heaviside, ldexp, modf  # noqa: F401
+from ..rules.special import logaddexp, logaddexp2, sinc  # noqa: F401  (NumPy's own impls)
 
 # One-to-one with a primitive.
 negative = lax.neg
 add, subtract, multiply = lax.add, lax.sub, lax.mul
 divide = true_divide = lax.div
 exp, log, log1p, expm1, sqrt = lax.exp, lax.log, lax.log1p, lax.expm1, lax.sqrt
+exp2, log2, log10, hypot = lax.exp2, lax.log2, lax.log10, lax.hypot
 sin, cos, tan, arcsin, arccos, arctan = lax.sin, lax.cos, lax.tan, lax.arcsin, lax.arccos, lax.arctan
 sinh, cosh, tanh = lax.sinh, lax.cosh, lax.tanh
 arcsinh, arccosh, arctanh, arctan2 = lax.arcsinh, lax.arccosh, lax.arctanh, lax.arctan2
@@ -99,33 +101,7 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002  (NumP
     return a
 
 
-# --- more elementwise math, composed from primitives ------------------------------------------
-
-_LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
-
-
-def logaddexp2(x, y):
-    return lax.div(logaddexp(lax.mul(x, _LN2), lax.mul(y, _LN2)), _LN2)
-
-
-def exp2(x):
-    return lax.exp(lax.mul(x, _LN2))
-
-
-def log2(x):
-    return lax.div(lax.log(x), _LN2)
-
-
-def log10(x):
-    return lax.div(lax.log(x), _LN10)
-
-
-def hypot(x, y):
-    """sqrt(x² + y²), with derivative 0 (not NaN) at the origin."""
-    r2 = lax.add(lax.mul(x, x), lax.mul(y, y))
-    zero = lax.eq(r2, 0)
-    return lax.select(zero, lax.mul(r2, 0), lax.sqrt(lax.select(zero, 1.0, r2)))
-
+# --- more elementwise math, composed from primitives where that is exact ---------------------
 
 def deg2rad(x):
     return lax.mul(x, float(np.pi / 180))
@@ -137,23 +113,6 @@ def rad2deg(x):
 
 radians, degrees = deg2rad, rad2deg
 fabs = absolute
-
-
-# sinc's Maclaurin series in u = (πx)², used for |πx| < 0.5, where it is exact to rounding
-# (next term < 1e-20) and, unlike sin(πx)/(πx), has the right derivatives of every order at 0.
-_SINC_COEFFS = [(-1.0) ** k / float(np.prod(np.arange(1, 2 * k + 2))) for k in range(10)]
-
-
-def sinc(x):
-    """sin(πx)/(πx), 1 at 0; the series near 0 keeps it smooth at every order."""
-    px = lax.mul(x, float(np.pi))
-    near = lax.lt(lax.abs(px), 0.5)
-    u = lax.mul(px, px)
-    series = _SINC_COEFFS[-1]
-    for c in reversed(_SINC_COEFFS[:-1]):
-        series = lax.add(lax.mul(series, u), c)
-    far = lax.select(near, 1.0, px)  # the division never sees 0
-    return lax.select(near, series, lax.div(lax.sin(far), far))
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
@@ -179,18 +138,6 @@ def isneginf(x):
     return lax.logical_and(isinf(x), lax.signbit(x))
 
 
-def copysign(x1, x2):
-    """|x1| with x2's sign bit (so -0.0 and signed NaNs count), derivative ±1."""
-    return lax.select(lax.ne(lax.signbit(x1), lax.signbit(x2)), lax.neg(x1), x1)
-
-
-def heaviside(x1, x2):
-    """0 below zero, 1 above, x2 at zero, NaN at NaN; piecewise constant in x1."""
-    dt = np.result_type(*(x if type(x) in (int, float) else _dtype_of(x) for x in (x1, x2)))
-    step = lax.select(lax.lt(x1, 0), dt.type(0), dt.type(1))
-    return lax.select(lax.eq(x1, 0), x2, lax.select(lax.isnan(x1), x1, step))
-
-
 def fmax(x1, x2):
     """maximum that ignores a NaN operand (NaN only if both are)."""
     return lax.select(lax.isnan(x2), x1, lax.select(lax.isnan(x1), x2, lax.max(x1, x2)))
@@ -201,10 +148,10 @@ def fmin(x1, x2):
 
 
 def float_power(x1, x2):
-    """power computed in float64 (complex128 for complex operands), as NumPy does."""
+    """power computed in float64 (complex128 for complex operands), by NumPy's own loop."""
     wide = np.complex128 if "c" in (np.dtype(_dtype_of(x1)).kind + np.dtype(
         _dtype_of(x2)).kind) else np.float64
-    return power(lax.convert_element_type(x1, wide), lax.convert_element_type(x2, wide))
+    return lax.float_power(lax.convert_element_type(x1, wide), lax.convert_element_type(x2, wide))
 
 
 def divmod(x1, x2):  # noqa: A001  (NumPy's name)
@@ -215,21 +162,15 @@ def positive(x):
     return x
 
 
-def ldexp(x1, x2):
-    """x1 · 2**x2 (x2 integer), in x1's float dtype."""
-    dt = _dtype_of(x1) if np.dtype(_dtype_of(x1)).kind == "f" else np.float64
-    return lax.mul(x1, lax.pow(2.0, lax.convert_element_type(x2, dt)))
-
-
-def modf(x):
-    """(fractional part, integral part), both with x's sign."""
-    whole = lax.trunc(x)
-    return lax.sub(x, whole), whole
-
-
 def vecdot(x1, x2, axis=-1):
-    """sum(conj(x1) * x2) over `axis` (broadcasting the others)."""
+    """sum(conj(x1) * x2) over `axis` (broadcasting the others). As NumPy's gufunc, both
+    operands need that axis, of one length (a scalar is not broadcast into it)."""
+    from ..errors import FxadValueError
     from .reductions import sum
+    s1, s2 = _shape_of(x1), _shape_of(x2)
+    if not s1 or not s2 or s1[axis] != s2[axis]:
+        raise FxadValueError(f"vecdot: operands of shapes {s1} and {s2} do not both have the "
+                             f"axis {axis} (signature (n),(n)->()), of one length")
     return sum(lax.mul(lax.conj(x1), x2), axis=axis)
 
 
@@ -249,5 +190,8 @@ conj = conjugate = lax.conj
 
 
 def angle(z, deg=False):
-    a = lax.arctan2(lax.imag(z), lax.real(z))
+    """arctan2(imag, real); a real z has a constant 0 imaginary part (no tangent), so its
+    angle (0 or π) has derivative 0, not 0 · (1/z) = NaN at tiny z."""
+    im = lax.imag(z) if _dtype_of(z).kind == "c" else np.zeros((), _dtype_of(z))
+    a = lax.arctan2(im, lax.real(z))
     return rad2deg(a) if deg else a

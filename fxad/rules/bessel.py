@@ -5,6 +5,7 @@ I_v' = (I_(v-1) + I_(v+1)) / 2, J_v' = (J_(v-1) - J_(v+1)) / 2, and for the scal
 (I_(v-1) + I_(v+1)) e^(-|x|) / 2 - sign(x) I_v e^(-|x|)."""
 from __future__ import annotations
 
+import numpy as np
 import scipy.special as sc
 
 from . import ops
@@ -22,16 +23,30 @@ def _order_impl(table, general):
     return impl
 
 
-bessel_i_p = elementwise("bessel_i", _order_impl(_I, sc.iv))
+def _iv(v, x):
+    """SciPy's iv; below |x| = 5e-308 it is NaN (SciPy's bug), where e^|x| is exactly 1 and
+    SciPy's ive is the same function, and right."""
+    out = sc.iv(v, x)
+    bad = np.isnan(out) & (np.abs(x) < 1e-300)
+    return np.where(bad, sc.ive(v, x), out)[()] if np.any(bad) else out
+
+
+def _order(v):
+    """I_-n = I_n for an integer n (SciPy's iv(-1, x) underflows to 0 at |x| ~ 1e-300)."""
+    v = float(v)
+    return abs(v) if v.is_integer() else v
+
+
+bessel_i_p = elementwise("bessel_i", _order_impl(_I, _iv))
 defderiv(bessel_i_p, lambda x, v: ops.mul(ops.add(bessel_i(x, v - 1), bessel_i(x, v + 1)), 0.5))
-def bessel_i(x, v): return bessel_i_p.bind(x, v=float(v))
+def bessel_i(x, v): return bessel_i_p.bind(x, v=_order(v))
 
 
 bessel_ie_p = elementwise("bessel_ie", _order_impl(_IE, sc.ive))
 defderiv(bessel_ie_p, lambda ans, x, v: ops.sub(
     ops.mul(ops.add(bessel_ie(x, v - 1), bessel_ie(x, v + 1)), 0.5), ops.mul(ops.sign(x), ans)),
     with_output=True)
-def bessel_ie(x, v): return bessel_ie_p.bind(x, v=float(v))
+def bessel_ie(x, v): return bessel_ie_p.bind(x, v=_order(v))
 
 
 bessel_j_p = elementwise("bessel_j", _order_impl({0.0: sc.j0, 1.0: sc.j1}, sc.jv))

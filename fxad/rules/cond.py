@@ -133,3 +133,26 @@ cond_p.derivable = False  # its JVP differentiates the branch taken when the ind
 # in its operands, when its branches are (the linear half of a JVP)
 cond_p.def_transpose(_cond_transpose)
 cond_p.def_batch(_cond_batch)
+
+
+def _cond_numba(ctx, args, branches):
+    """if/elif/else in compiled code (jit's numba backend); the index is in range (switch
+    clamps it), as the impl's branches[index] needs."""
+    index, *ops = args
+    outs = [ctx.fresh("o") for _ in branches[0].out_avals]
+    n = len(branches)
+    for i, b in enumerate(branches):
+        ctx.emit("else:" if i == n - 1 and n > 1 else
+                 f"{'if' if i == 0 else 'elif'} {index} == {i}:" if n > 1 else "if True:")
+        with ctx.indent():
+            got = ctx.inline(b, ops)
+            if got is None:
+                return None
+            for o, g in zip(outs, got):
+                ctx.emit(f"{o} = {g}")
+            if not outs:
+                ctx.emit("pass")
+    return outs
+
+
+cond_p.def_lowering(_cond_numba, backend="numba")

@@ -211,6 +211,58 @@ def _dot_general_lowering(ctx, args, dimension_numbers):
     return {"ab": f"{a} @ {b}", "abT": f"{a} @ {b}.T", "aTb": f"{a}.T @ {b}",
             "outer": f"_np.multiply.outer({a}, {b})"}.get(form)
 dot_general_p.def_lowering(_dot_general_lowering)
+def _dot_general_numba(ctx, args, dimension_numbers):
+    """Matrix products by NumPy's own matmul loop (the BLAS call `a @ b` makes: the NumPy
+    backend's result bit for bit), also per batch element; products with nothing to sum
+    (outer, per-example) as one exact loop; any other contraction falls back."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    la, ra = ctx.in_avals
+    if not lc:
+        return _products_numba(ctx, args, dimension_numbers)
+    if la.dtype != ra.dtype:
+        return None
+    a, b = args
+    if not lb:
+        form = fast_form(dimension_numbers, *ctx.ranks)
+        return ctx.matmul(a, b, ta=form == "aTb", tb=form == "abT") if form in _MATMUL else None
+    form = fast_form(((tuple(i - 1 for i in lc), tuple(i - 1 for i in rc)), ((), ())),
+                     len(la.shape) - 1, len(ra.shape) - 1)
+    if lb != (0,) or rb != (0,) or form not in _MATMUL:
+        return None
+    out = ctx.out_avals[0]
+    r, i = ctx.fresh("d"), ctx.fresh("i")
+    ctx.emit(f"{r} = _np.empty({out.shape!r}, {ctx.dtype(out.dtype)})")
+    ctx.emit(f"for {i} in range({out.shape[0]}):")
+    with ctx.indent():
+        ok = ctx.matmul_into(f"{r}[{i}]", f"{a}[{i}]", f"{b}[{i}]", la.shape[1:], ra.shape[1:],
+                             ta=form == "aTb", tb=form == "abT")
+    return r if ok and out.shape[1:] else None
+_MATMUL = ("ab", "abT", "aTb")
+def _products_numba(ctx, args, dimension_numbers):
+    """out[batch, lhs free, rhs free] = lhs[...] * rhs[...]: one rounding, as NumPy's."""
+    (_, _), (lb, rb) = dimension_numbers
+    la, ra = ctx.in_avals
+    out = ctx.out_avals[0]
+    if out.dtype.kind not in "iuf":
+        return None
+    lf, rf = _free(len(la.shape), (), lb), _free(len(ra.shape), (), rb)
+    nb, nlf = len(lb), len(lf)
+    lidx = [f"_d{lb.index(i)}" if i in lb else f"_d{nb + lf.index(i)}" for i in range(len(la.shape))]
+    ridx = [f"_d{rb.index(i)}" if i in rb else f"_d{nb + nlf + rf.index(i)}"
+            for i in range(len(ra.shape))]
+    conv = lambda x: x if out.dtype == np.float64 else f"{ctx.dtype(out.dtype)}({x})"  # noqa: E731
+    a = conv(f"{args[0]}[{', '.join(lidx)}]" if lidx else args[0])
+    b = conv(f"{args[1]}[{', '.join(ridx)}]" if ridx else args[1])
+    if not out.shape:
+        return conv(f"{a} * {b}")
+    r = ctx.fresh("d")
+    ctx.emit(f"{r} = _np.empty({out.shape!r}, {ctx.dtype(out.dtype)})")
+    for k, n in enumerate(out.shape):
+        ctx.emit("    " * k + f"for _d{k} in range({n}):")
+    index = ", ".join(f"_d{k}" for k in range(len(out.shape)))
+    ctx.emit("    " * len(out.shape) + f"{r}[{index}] = {conv(f'{a} * {b}')}")
+    return r
+dot_general_p.def_lowering(_dot_general_numba, backend="numba")
 def _dot_general_diagonal(e, ctx):
     """Staged twin of the impl's `diagonal_of`: a product with a tracked diagonal matrix
     (see fxad/ir/simplify.py's diagonal pass) is a scaling of rows or columns."""

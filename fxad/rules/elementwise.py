@@ -17,6 +17,8 @@ from ..core import _NP_SCALAR_TYPES, Primitive, ShapedArray, is_float
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import add_any_p as transpose_add_any_p, is_undefined
+from . import ops
+from ..ir.numba_backend.lowering import fusible, ufunc_rule
 from .helpers import (batch_size, broadcast_batched, ct_for, defbatch_elementwise, defbilinear,
                       defderiv, defjvp,
                       defjvp_with_output, defjvp_zero, deflinear, dtype_of, elementwise_shape,
@@ -33,6 +35,8 @@ def elementwise(name, impl, memory="fresh"):
     if isinstance(impl, np.ufunc):
         p.def_lowering(lambda ctx, args: f"{ctx.name(impl, name)}({', '.join(args)})",
                        inplace=impl if impl.nout == 1 else None)
+        if impl.nout == 1 and impl.nin <= 3:  # (what compiled code can call NumPy's loop with)
+            p.def_lowering(ufunc_rule(impl), backend="numba")
     return p
 
 
@@ -77,6 +81,7 @@ def neg(x): return neg_p.bind(x)
 
 add_p = elementwise("add", arithmetic(np.add, "add"))
 add_p.def_lowering(infix("+"), inplace=np.add)
+add_p.def_lowering(ufunc_rule(np.add), backend="numba")
 add_p.def_simplify("forward", forward_unit(0, commutes=True))
 defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
 add_p.def_transpose(lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
@@ -115,11 +120,13 @@ def _add_any_batch(vals, dims):
     return add_any(*[broadcast_batched(v, d, n) for v, d in zip(vals, dims)]), 0
 add_any_p.def_batch(_add_any_batch)
 add_any_p.def_lowering(infix("+"), inplace=np.add)
+add_any_p.def_lowering(ufunc_rule(np.add), backend="numba")
 def add_any(x, y): return add_any_p.bind(x, y)
 
 
 sub_p = elementwise("sub", arithmetic(np.subtract, "sub"))
 sub_p.def_lowering(infix("-"), inplace=np.subtract)
+sub_p.def_lowering(ufunc_rule(np.subtract), backend="numba")
 sub_p.def_simplify("forward", forward_unit(0, commutes=False))
 defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 sub_p.def_transpose(lambda ct, x, y: [ct_for(x, ct),
@@ -134,6 +141,7 @@ def _nonlinear(name):
 
 mul_p = elementwise("mul", arithmetic(np.multiply, "mul"))
 mul_p.def_lowering(infix("*"), inplace=np.multiply)
+mul_p.def_lowering(ufunc_rule(np.multiply), backend="numba")
 mul_p.def_simplify("forward", forward_unit(1, commutes=True))
 def _mul_diagonal(e, ctx):
     """eye(n) * v, or a tracked diagonal times a vector or scalar, is a diagonal matrix."""
@@ -160,6 +168,7 @@ def mul(x, y): return mul_p.bind(x, y)
 
 div_p = elementwise("div", arithmetic(np.true_divide, "truediv"))
 div_p.def_lowering(infix("/"), inplace=np.true_divide)
+div_p.def_lowering(ufunc_rule(np.true_divide), backend="numba")
 div_p.def_simplify("forward", forward_unit(1, commutes=False))
 defjvp_with_output(div_p, lambda t, ans, x, y: div(t, y),
                    lambda t, ans, x, y: mul(t, neg(div(ans, y))))
@@ -174,6 +183,9 @@ def div(x, y): return div_p.bind(x, y)
 convert_element_type_p = Primitive("convert_element_type", memory="fresh")  # astype copies
 convert_element_type_p.def_impl(lambda x, new_dtype: np.asarray(x).astype(new_dtype))
 convert_element_type_p.def_simplify("forward", forward_if_same_type)
+convert_element_type_p.def_lowering(fusible(lambda fz, args, new_dtype: fz.cast(args[0],
+                                                                                new_dtype)),
+                                    backend="numba")
 convert_element_type_p.def_abstract_eval(
     lambda x, new_dtype: x.__class__(x.shape, new_dtype))
 def _convert_jvp(primals, tangents, new_dtype):
@@ -219,6 +231,8 @@ def _select_lowering(ctx, args):
     big = pred.dtype == np.bool_ and pred.size >= 4096
     return f"{ctx.name(where, 'where') if big else '_np.where'}({', '.join(args)})"
 select_p.def_lowering(_select_lowering)
+select_p.def_lowering(fusible(lambda fz, args: fz.where(*args, fz.out_aval.dtype)),
+                      backend="numba")
 def _select_jvp(primals, tangents):
     pred, a, b = primals
     _, ta, tb = tangents
@@ -245,16 +259,26 @@ def _integer_pow_impl(x, y):
     return np.power(x, y)
 integer_pow_p = elementwise("integer_pow", _integer_pow_impl)
 integer_pow_p.def_lowering(lambda ctx, args, y: f"_np.square({args[0]})" if y == 2 else None)
+def _integer_pow_numba(fz, args, y):  # as the impl: ints to negative powers in float64
+    (x,) = args
+    if y == 2:
+        return fz.ufunc(np.square, x)
+    return fz.ufunc(np.power, fz.cast(x, np.float64) if y < 0 and x.dtype.kind in "iub" else x, y)
+integer_pow_p.def_lowering(fusible(_integer_pow_numba), backend="numba")
 defderiv(integer_pow_p, lambda x, y: (
     1.0 if y == 1 else 0.0 if y == 0 else mul(y, x if y == 2 else integer_pow(x, y - 1))))
 def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
 
+def _pow_partials(needed, ans, x, y):
+    """x**y's partials (shared with float_power, fxad/rules/ufunc_math.py)."""
+    return [mul(y, pow(x, sub(y, 1))) if needed[0] else None,
+            # d/dy x**y = log(x) x**y; at x == 0 it is 0 (for y > 0), not nan.
+            mul(ans, log(select(eq(x, 0), 1.0, x))) if needed[1] else None]
+
+
 pow_p = elementwise("pow", np.power)
-defderiv(pow_p, lambda needed, ans, x, y: [
-    mul(y, pow(x, sub(y, 1))) if needed[0] else None,
-    # d/dy x**y = log(x) x**y; at x == 0 it is 0 (for y > 0), not nan.
-    mul(ans, log(select(eq(x, 0), 1.0, x))) if needed[1] else None], with_output=True)
+defderiv(pow_p, _pow_partials, with_output=True)
 def pow(x, y): return pow_p.bind(x, y)
 
 
@@ -289,6 +313,8 @@ def cbrt(x): return cbrt_p.bind(x)
 
 
 rsqrt_p = elementwise("rsqrt", lambda x: 1.0 / np.sqrt(x))
+rsqrt_p.def_lowering(fusible(lambda fz, args: fz.ufunc(np.true_divide, 1.0,
+                                                      fz.ufunc(np.sqrt, args[0]))), backend="numba")
 defderiv(rsqrt_p, lambda ans, x: mul(-0.5, div(ans, x)), with_output=True)
 def rsqrt(x): return rsqrt_p.bind(x)
 
@@ -325,15 +351,23 @@ defderiv(arccos_p, lambda x: neg(rsqrt(sub(1.0, mul(x, x)))))
 def arccos(x): return arccos_p.bind(x)
 
 
+# Derivatives with 1 + x² or x² + y² in them go through hypot (fxad/rules/ufunc_math.py),
+# which neither overflows nor underflows: 1 / (1 + x²) = (1 / hypot(1, x))², finite and right
+# at |x| = 1e160 and 1e-300.
+def _inv_hypot1(x):
+    return div(1.0, ops.hypot(x, 1.0))
+
+
 arctan_p = elementwise("arctan", np.arctan)
-defjvp(arctan_p, lambda t, x: div(t, add(1.0, mul(x, x))))
+defderiv(arctan_p, lambda x: integer_pow(_inv_hypot1(x), 2))
 def arctan(x): return arctan_p.bind(x)
 
 
 arctan2_p = elementwise("arctan2", np.arctan2)  # arctan2(y, x) = angle of (x, y)
 def _arctan2_partials(needed, y, x):
-    r2 = add(mul(x, x), mul(y, y))  # shared by both partials
-    return [div(x, r2) if needed[0] else None, neg(div(y, r2)) if needed[1] else None]
+    r = ops.hypot(x, y)  # x / (x² + y²) = (x / r) / r: x² + y² would overflow or underflow
+    return [div(div(x, r), r) if needed[0] else None,
+            neg(div(div(y, r), r)) if needed[1] else None]
 defderiv(arctan2_p, _arctan2_partials)
 def arctan2(y, x): return arctan2_p.bind(y, x)
 
@@ -354,12 +388,12 @@ def cosh(x): return cosh_p.bind(x)
 
 
 arcsinh_p = elementwise("arcsinh", np.arcsinh)
-defderiv(arcsinh_p, lambda x: rsqrt(add(mul(x, x), 1.0)))
+defderiv(arcsinh_p, lambda x: _inv_hypot1(x))
 def arcsinh(x): return arcsinh_p.bind(x)
 
 
-arccosh_p = elementwise("arccosh", np.arccosh)
-defderiv(arccosh_p, lambda x: rsqrt(mul(sub(x, 1.0), add(x, 1.0))))
+arccosh_p = elementwise("arccosh", np.arccosh)  # 1 / sqrt(x - 1) sqrt(x + 1): no x² overflow
+defderiv(arccosh_p, lambda x: mul(rsqrt(sub(x, 1.0)), rsqrt(add(x, 1.0))))
 def arccosh(x): return arccosh_p.bind(x)
 
 
@@ -417,11 +451,16 @@ def fmod(x, y): return fmod_p.bind(x, y)
 # --- complex parts (R-linear: transposes follow JAX's convention, grad = d/dx - i d/dy) --------
 
 real_p = elementwise("real", np.real, memory="views")
+real_p.def_lowering(fusible(lambda fz, args: fz.inline("{0}.real", args, fz.out_aval.dtype)
+                            if args[0].dtype.kind == "c" else args[0]), backend="numba")
 deflinear(real_p, lambda ct, z: [complex_(ct, mul(ct, 0.0))])
 def real(z): return real_p.bind(z) if _is_complex(z) else z
 
 
 imag_p = elementwise("imag", np.imag, memory="views")
+imag_p.def_lowering(fusible(lambda fz, args: fz.inline("{0}.imag", args, fz.out_aval.dtype)
+                            if args[0].dtype.kind == "c" else fz.cast(0, fz.out_aval.dtype)),
+                    backend="numba")
 deflinear(imag_p, lambda ct, z: [complex_(mul(ct, 0.0), neg(ct))  # a real z has imag(z) = 0
                                  if z.aval.dtype.kind == "c" else None])
 def imag(z): return imag_p.bind(z)
@@ -433,6 +472,8 @@ def conj(z): return conj_p.bind(z) if _is_complex(z) else z
 
 
 complex_p = elementwise("complex", lambda x, y: np.add(x, np.multiply(y, 1j)))  # x + iy
+complex_p.def_lowering(fusible(lambda fz, args: fz.ufunc(
+    np.add, args[0], fz.ufunc(np.multiply, args[1], 1j))), backend="numba")
 defjvp(complex_p, lambda t, x, y: complex_(t, mul(t, 0.0)),
        lambda t, x, y: complex_(mul(t, 0.0), t))
 complex_p.def_transpose(lambda ct, x, y: [
@@ -464,12 +505,15 @@ def trunc(x): return trunc_p.bind(x)
 
 
 round_p = elementwise("round", lambda x, decimals: np.round(x, decimals))
+round_p.def_lowering(fusible(lambda fz, args, decimals: None if decimals else (  # NumPy: rint
+    fz.ufunc(np.rint, args[0]) if args[0].dtype.kind == "f" else args[0])), backend="numba")
 defjvp_zero(round_p)
 def round(x, decimals=0): return round_p.bind(x, decimals=int(decimals))
 
 
 stop_gradient_p = elementwise("stop_gradient", lambda x: x, memory="views")
 stop_gradient_p.def_lowering(lambda ctx, args: args[0])  # compiled code has no derivatives
+stop_gradient_p.def_lowering(fusible(lambda fz, args: args[0]), backend="numba")
 defjvp_zero(stop_gradient_p)
 def stop_gradient(x): return stop_gradient_p.bind(x)
 

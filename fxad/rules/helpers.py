@@ -116,7 +116,8 @@ def defjvp(prim, *rules, with_output=False):
             acc = c if acc is None else ops.add(acc, c)
         if acc is None:
             return ans, Zero.like(ans)
-        return ans, fit(acc, ans) if len(primals) > 1 else acc
+        # the output's shape and dtype (SciPy computes float16 input in float64, say)
+        return ans, fit(acc, ans)
     prim.def_jvp(jvp)
 
 
@@ -143,8 +144,8 @@ def defderiv(prim, deriv, with_output=False):
         if unary is None:
             unary = len(primals) == 1
         head = (ans,) if with_output else ()
-        if unary:
-            return ans, ops.mul(tangents[0], deriv(*head, *primals, **params))
+        if unary:  # fitted to the output's dtype (SciPy computes float16 input in float64)
+            return ans, fit(ops.mul(tangents[0], deriv(*head, *primals, **params)), ans)
         acc = None
         for t, d in zip(tangents, deriv(needed, *head, *primals, **params)):
             if d is None or type(t) is Zero:

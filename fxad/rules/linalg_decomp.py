@@ -127,8 +127,26 @@ def qr(a): return qr_p.bind(a)
 
 # --- SVD (reduced) --------------------------------------------------------------------------
 
+def guard_non_finite(fn):
+    """fn (an SVD) on a stack of matrices without calling LAPACK on non-finite ones: a NaN
+    entry raises LinAlgError, as numpy.linalg.svd does; an inf entry gives NaN results
+    (LAPACK's gesdd can loop forever there: numpy.linalg.svd, pinv and lstsq never return)."""
+    def impl(a, **params):
+        a = np.asarray(a)
+        ok = np.isfinite(a).all(axis=(-2, -1))
+        if ok.all():
+            return fn(a, **params)
+        if np.isnan(a).any():
+            raise np.linalg.LinAlgError("SVD did not converge: the matrix has NaN entries")
+        out = fn(np.where(ok[..., None, None], a, 0), **params)
+        for x in (out if isinstance(out, tuple) else (out,)):
+            x[~ok] = np.nan
+        return out
+    return impl
+
+
 svd_p = Primitive("svd", multiple_results=True)  # -> (u, s descending, vt), full_matrices=False
-svd_p.def_impl(lambda a: tuple(np.linalg.svd(a, full_matrices=False)))
+svd_p.def_impl(guard_non_finite(lambda a: tuple(np.linalg.svd(a, full_matrices=False))))
 def _svd_shape(a):
     *lead, m, n = a.shape
     k, dt = min(m, n), float_dtype(a.dtype)
@@ -262,7 +280,7 @@ def eig(a): return eig_p.bind(a)
 # The JVP (Golub & Pereyra) holds where the rank is locally constant, i.e. where no singular
 # value crosses the cutoff: dp = -p da p + p pᴴ daᴴ (I - a p) + (I - p a) daᴴ pᴴ p.
 pinv_p = Primitive("pinv")  # (..., m, n) -> (..., n, m); singular values <= rcond * max cut
-pinv_p.def_impl(lambda a, rcond: np.linalg.pinv(a, rcond=rcond))
+pinv_p.def_impl(guard_non_finite(lambda a, rcond: np.linalg.pinv(a, rcond=rcond)))
 pinv_p.def_abstract_eval(lambda a, rcond: ShapedArray(
     a.shape[:-2] + (a.shape[-1], a.shape[-2]), float_dtype(a.dtype)))
 def _pinv_jvp(primals, tangents, rcond):

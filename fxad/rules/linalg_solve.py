@@ -438,9 +438,58 @@ def _slogdet_impl(a, lu, piv):
 
 def _dlogdet(ta, a, lu, piv):
     """tr(A⁻¹ dA) = Σ A⁻ᵀ ∘ dA, with A⁻ᵀ from the factors: O(n²) per tangent."""
-    eye = np.broadcast_to(eye_like(lu), shape_of(lu))
     nd = ndim_of(ta)
-    return ops.reduce_sum(ops.mul(ta, lu_solve(a, lu, piv, eye, 1)), (nd - 2, nd - 1))
+    return ops.reduce_sum(ops.mul(ta, _inv_t(a, lu, piv)), (nd - 2, nd - 1))
+
+
+def _inv_t(a, lu, piv):
+    """A⁻ᵀ from the factors."""
+    return lu_solve(a, lu, piv, np.broadcast_to(eye_like(lu), shape_of(lu)), 1)
+
+
+def _cofactor_svd(a):
+    """cof(A) = det(U) det(Vᴴ) conj(U) diag(∏_{j≠i} σ_j) conj(Vᴴ) for A = U Σ Vᴴ: products of
+    the other singular values, with no division, so exact at rank n-1 (the rank-one
+    adjugate) and 0 at rank n-2 or less, and finite where det under- or overflows."""
+    u, s, vh = np.linalg.svd(a)
+    ones = np.ones_like(s[..., :1])
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], -1), -1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]
+    scale = (np.linalg.det(u) * np.linalg.det(vh))[..., None, None]
+    return scale * ((u.conj() * (before * after)[..., None, :]) @ vh.conj())
+
+
+def _cofactor_impl(a, lu, piv):
+    """The cofactor matrix adj(A)ᵀ: det · A⁻ᵀ from the LU factors where det is finite and not
+    0 (accurate even close to singular: both come from one factorization), else from the
+    SVD (exactly singular, or det under/overflows). Non-finite matrices keep det · A⁻ᵀ."""
+    a, lu = np.asarray(a), np.asarray(lu)
+    dt = np.asarray(lu).dtype
+    out = (_det_impl(a, lu, piv)[..., None, None] * stacked(
+        lambda lu, piv: _lu_solve_one(lu, piv, np.eye(lu.shape[-1], dtype=dt), 1), lu, piv))
+    d = _det_impl(a, lu, piv)
+    redo = (~np.isfinite(d) | (d == 0)) & np.isfinite(a).all(axis=(-2, -1))
+    if redo.any():
+        out = np.array(out, dtype=dt)
+        out[redo] = _cofactor_svd(a[redo].astype(dt, copy=False))
+    return out
+
+
+# cofactor(a, lu, piv) = adj(a)ᵀ, the gradient of det. Its JVP (det's second derivative) is
+# d(det A⁻ᵀ) = C tr(A⁻¹ dA) - C dAᵀ A⁻ᵀ: exact for an invertible a, NaN at a singular one.
+cofactor_p = Primitive("cofactor", memory="fresh")
+cofactor_p.def_impl(_cofactor_impl)
+cofactor_p.def_abstract_eval(lambda a, lu, piv: ShapedArray(lu.shape, lu.dtype))
+def _cofactor_jvp(primals, tangents):
+    (a, lu, piv), ta = primals, tangents[0]
+    c = cofactor(a, lu, piv)
+    if type(ta) is Zero:
+        return c, Zero.like(c)
+    tr = ops.reshape(_dlogdet(ta, a, lu, piv), shape_of(c)[:-2] + (1, 1))
+    return c, ops.sub(ops.mul(c, tr), mm(c, mm(mT(ta), _inv_t(a, lu, piv))))
+cofactor_p.def_jvp(_cofactor_jvp)
+cofactor_p.def_batch(lambda vals, dims: batch_all(lambda *v: cofactor(*v), vals, dims))
+def cofactor(a, lu, piv): return cofactor_p.bind(a, lu, piv)
 
 
 det_p = Primitive("det")  # det(a, lu, piv), lu/piv = lu_factor(a)
@@ -451,7 +500,9 @@ def _det_jvp(primals, tangents):
     ans = det(a, lu, piv)
     if type(ta) is Zero:
         return ans, Zero.like(ans)
-    return ans, ops.mul(_dlogdet(ta, a, lu, piv), ans)  # d det = det tr(A⁻¹ dA)
+    # d det = tr(adj(A) dA): right at every rank (det · tr(A⁻¹ dA) is NaN at singular A)
+    nd = ndim_of(ta)
+    return ans, ops.reduce_sum(ops.mul(ta, cofactor(a, lu, piv)), (nd - 2, nd - 1))
 det_p.def_jvp(_det_jvp)
 det_p.def_batch(lambda vals, dims: batch_all(lambda *v: det(*v), vals, dims))
 def det(a, lu, piv): return det_p.bind(a, lu, piv)
@@ -478,4 +529,4 @@ def slogdet(a, lu, piv): return slogdet_p.bind(a, lu, piv)
 
 
 __all__ = ["lu_factor", "lu_pivots_to_permutation", "lu_reconstruct", "lu_solve",
-           "solve_triangular", "cholesky", "cho_solve", "det", "slogdet"]
+           "solve_triangular", "cholesky", "cho_solve", "det", "slogdet", "cofactor"]

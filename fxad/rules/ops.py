@@ -12,6 +12,7 @@ from .elementwise import (  # noqa: F401
     integer_pow, isfinite, isnan, le, log, log1p, logical_and, logical_not, logical_or, logistic,
     lt, max, min, mul, ne, neg, pow, real, rem, round, rsqrt, select, sign, signbit, sin, sinh,
     sqrt, stop_gradient, sub, tan, tanh, trunc)
+from .ufunc_math import exp2, float_power, hypot, log10, log2  # noqa: F401
 from .reductions import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum  # noqa
 from .structural import broadcast_to, concatenate, flip, reshape, transpose  # noqa: F401
 from .indexing import getitem, scatter_add  # noqa: F401
@@ -41,6 +42,7 @@ __all__ = [
     "signbit", "sin", "sinh", "sqrt", "stop_gradient", "sub", "tan", "tanh", "trunc",
     "argmax", "argmin", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum",
     "broadcast_to", "concatenate", "flip", "reshape", "transpose", "getitem", "scatter_add",
-    "dot_general", "argsort", "cumprod", "cumsum", "searchsorted", "convolve"]
+    "dot_general", "argsort", "cumprod", "cumsum", "searchsorted", "convolve",
+    "exp2", "float_power", "hypot", "log10", "log2"]
 # (fxad.lax takes the primitives added for JAX's surface, dynamic_slice, top_k, cummax, ...,
 # from fxad/lax_more.py, with JAX's signatures.)

@@ -30,6 +30,8 @@ def reduction(name, ufunc):
     p.def_impl(ufunc_reduce(ufunc))
     p.def_lowering(lambda ctx, args, axes, keepdims:
                    f"_np.{ufunc.__name__}.reduce({args[0]}, {axes!r}, keepdims={keepdims})")
+    p.def_lowering(lambda ctx, args, axes, keepdims:  # loops in NumPy's order (numba_backend)
+                   ctx.reduce(args[0], ufunc.__name__, axes, keepdims), backend="numba")
     p.def_abstract_eval(lambda x, axes, keepdims: ShapedArray(
         reduced_shape(x.shape, axes, keepdims),
         probe_dtype(p, [x], dict(axes=axes, keepdims=keepdims))))
@@ -114,6 +116,40 @@ reduce_prod_p = reduction("reduce_prod", np.multiply)
 reduce_prod_p.def_jvp(_reduce_prod_jvp)
 def reduce_prod(x, axes, keepdims=False):
     return reduce_prod_p.bind(x, axes=norm_axes(x, axes, 'reduce_prod'), keepdims=keepdims)
+
+
+def _logsumexp_impl(x, axes, keepdims):
+    import scipy.special
+    out = scipy.special.logsumexp(x, axis=axes, keepdims=keepdims)
+    shape = reduced_shape(np.shape(x), axes, keepdims)
+    return out if np.shape(out) == shape else np.reshape(out, shape)  # SciPy: 0-d in, (1,) out
+
+
+def _logsumexp_jvp(primals, tangents, axes, keepdims):
+    (x,), (t,) = primals, tangents
+    ans = logsumexp(x, axes, keepdims)
+    if type(t) is Zero:
+        return ans, Zero.like(ans)
+    # softmax weights, shifted by the max: exp(x - ans) would be exp(0) = 1 at x = 1e300,
+    # where ans = x + log(n) rounds to x. A slice of -inf (an empty sum) gets weights 0.
+    m = ops.stop_gradient(reduce_max(x, axes, True))
+    e = ops.exp(ops.sub(x, ops.select(ops.isfinite(m), m, 0.0)))
+    s = reduce_sum(e, axes, True)
+    w = ops.div(e, ops.select(ops.eq(s, 0), 1.0, s))
+    return ans, reduce_sum(ops.mul(t, w), axes, keepdims)
+
+
+# log Σ e^x over static axes: SciPy's own impl (fxad.scipy.special.logsumexp binds it when
+# there is no b= and no return_sign; -inf for a slice of -inf, as SciPy).
+logsumexp_p = Primitive("logsumexp", memory="fresh")
+logsumexp_p.def_impl(_logsumexp_impl)
+logsumexp_p.def_abstract_eval(lambda x, axes, keepdims: ShapedArray(
+    reduced_shape(x.shape, axes, keepdims),
+    probe_dtype(logsumexp_p, [x], dict(axes=axes, keepdims=keepdims))))
+logsumexp_p.def_jvp(_logsumexp_jvp)
+defbatch_unary_axes(logsumexp_p)
+def logsumexp(x, axes, keepdims=False):
+    return logsumexp_p.bind(x, axes=norm_axes(x, axes, 'logsumexp'), keepdims=keepdims)
 
 
 def _arg_reduction(name, impl):

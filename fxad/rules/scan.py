@@ -458,3 +458,33 @@ def _compiled_loop_for(closed, n_consts, n_carry, reverse):
     return c
 
 
+def _scan_numba(ctx, args, jaxpr, n_consts, n_carry, length, reverse):
+    """The loop in compiled code (jit's numba backend), the body inline and fused; None (the
+    scan runs on NumPy) if some equation of the body does not compile."""
+    consts, carry, xs = _split(args, n_consts, n_carry)
+    y_avals = jaxpr.out_avals[n_carry:]
+    k = [ctx.fresh("k") for _ in carry]
+    ys = [ctx.fresh("y") for _ in y_avals]
+    i = ctx.fresh("i")
+    for name, c in zip(k, carry):
+        ctx.emit(f"{name} = {c}")
+    for name, a in zip(ys, y_avals):
+        ctx.emit(f"{name} = _np.empty({(length,) + a.shape!r}, {ctx.dtype(a.dtype)})")
+    ctx.emit(f"for {i} in {f'range({length - 1}, -1, -1)' if reverse else f'range({length})'}:")
+    with ctx.indent():
+        sl = [ctx.fresh("x") for _ in xs]
+        for name, x in zip(sl, xs):
+            ctx.emit(f"{name} = {x}[{i}]")
+        outs = ctx.inline(jaxpr, list(consts) + k + sl)
+        if outs is None:
+            return None
+        for y, o in zip(ys, outs[n_carry:]):
+            ctx.emit(f"{y}[{i}] = {o}")
+        if n_carry:  # every new carry is computed from the old ones: one tuple assignment
+            ctx.emit(f"{', '.join(k)}, = {', '.join(outs[:n_carry])},")
+    return k + ys
+
+
+scan_p.def_lowering(_scan_numba, backend="numba")
+
+

@@ -61,8 +61,9 @@ def riemann_zeta(s): return riemann_zeta_p.bind(s)
 
 # --- exprel and Box-Cox ------------------------------------------------------------------------
 
-exprel_d_p = elementwise(  # d^n/du^n (e^u - 1)/u
-    "exprel_d", lambda u, n: float_like(num.exprel_derivative(u, n), u))
+exprel_d_p = elementwise(  # d^n/du^n (e^u - 1)/u; n = 0 is SciPy's exprel (its dtypes too)
+    "exprel_d", lambda u, n: sc.exprel(u) if n == 0 else
+    float_like(num.exprel_derivative(u, n), u))
 defderiv(exprel_d_p, lambda u, n: exprel_d(u, n + 1))
 def exprel_d(u, n=0): return exprel_d_p.bind(u, n=int(n))
 

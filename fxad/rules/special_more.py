@@ -13,7 +13,7 @@ import scipy.special as sc
 from . import ops
 from .elementwise import elementwise
 from .helpers import defderiv, defjvp_zero
-from .special import erf, polygamma
+from .special import digamma, erf
 
 _TWO_OVER_SQRT_PI = float(2 / np.sqrt(np.pi))
 
@@ -28,12 +28,6 @@ def near(x, point, radius, coeffs, exact):
         acc = ops.add(ops.mul(acc, u), c)
     safe = ops.select(small, ops.add(ops.mul(u, 0.0), point + 2 * radius), x)
     return ops.select(small, acc, exact(safe))
-
-
-erfcx_p = elementwise("erfcx", sc.erfcx)  # e^(x²) erfc(x); its derivative reuses it
-defderiv(erfcx_p, lambda ans, x: ops.sub(ops.mul(ops.mul(x, 2.0), ans), _TWO_OVER_SQRT_PI),
-         with_output=True)
-def erfcx(x): return erfcx_p.bind(x)
 
 
 dawsn_p = elementwise("dawsn", sc.dawsn)  # Dawson's integral: D' = 1 - 2 x D
@@ -123,7 +117,7 @@ def owens_t(h, a): return owens_t_p.bind(h, a)
 
 
 loggamma_p = elementwise("loggamma", sc.loggamma)  # real x > 0: gammaln; derivative ψ
-defderiv(loggamma_p, lambda x: polygamma(x, 0))
+defderiv(loggamma_p, lambda x: digamma(x))
 def loggamma(x): return loggamma_p.bind(x)
 
 
@@ -134,17 +128,17 @@ def gammasgn(x): return gammasgn_p.bind(x)
 
 poch_p = elementwise("poch", sc.poch)  # Γ(z + m)/Γ(z)
 defderiv(poch_p, lambda needed, ans, z, m: [
-    ops.mul(ans, ops.sub(polygamma(ops.add(z, m), 0), polygamma(z, 0))) if needed[0] else None,
-    ops.mul(ans, polygamma(ops.add(z, m), 0)) if needed[1] else None], with_output=True)
+    ops.mul(ans, ops.sub(digamma(ops.add(z, m)), digamma(z))) if needed[0] else None,
+    ops.mul(ans, digamma(ops.add(z, m))) if needed[1] else None], with_output=True)
 def poch(z, m): return poch_p.bind(z, m)
 
 
 def _binom_deriv(needed, ans, n, k):
     """binom = Γ(n+1)/(Γ(k+1)Γ(n-k+1)): ∂n = binom (ψ(n+1) - ψ(n-k+1)), ∂k = binom
     (ψ(n-k+1) - ψ(k+1)). (NaN where n - k + 1 is a pole of ψ, i.e. binom = 0 at k > n.)"""
-    r = polygamma(ops.add(ops.sub(n, k), 1.0), 0)
-    return [ops.mul(ans, ops.sub(polygamma(ops.add(n, 1.0), 0), r)) if needed[0] else None,
-            ops.mul(ans, ops.sub(r, polygamma(ops.add(k, 1.0), 0))) if needed[1] else None]
+    r = digamma(ops.add(ops.sub(n, k), 1.0))
+    return [ops.mul(ans, ops.sub(digamma(ops.add(n, 1.0)), r)) if needed[0] else None,
+            ops.mul(ans, ops.sub(r, digamma(ops.add(k, 1.0)))) if needed[1] else None]
 
 
 binom_p = elementwise("binom", sc.binom)
@@ -175,6 +169,6 @@ defderiv(ndtri_exp_p, lambda ans, y: ops.exp(ops.add(ops.add(y, ops.mul(ops.mul(
 def ndtri_exp(y): return ndtri_exp_p.bind(y)
 
 
-__all__ = ["ndtri_exp", "erfcx", "dawsn", "expi", "exp1", "expn", "spence", "fresnel_s", "fresnel_c", "si",
+__all__ = ["ndtri_exp", "dawsn", "expi", "exp1", "expn", "spence", "fresnel_s", "fresnel_c", "si",
            "ci", "wofz", "owens_t", "loggamma", "gammasgn", "poch", "binom", "rel_entr",
            "kl_div", "near"]

@@ -25,6 +25,14 @@ def _reshape_shape(x, new_shape):
 reshape_p.def_abstract_eval(_reshape_shape)
 reshape_p.def_simplify("forward", forward_if_same_type)
 reshape_p.def_lowering(lambda ctx, args, new_shape: f"_np.reshape({args[0]}, {new_shape!r})")
+def _reshape_numba(ctx, args, new_shape):  # Numba reshapes contiguous arrays only
+    x = args[0]
+    if not ctx.in_avals[0].shape:
+        return f"_np.full({new_shape!r}, {x})"
+    if not new_shape:
+        return f"_np.ascontiguousarray({x}).ravel()[0]"
+    return f"_np.ascontiguousarray({x}).reshape({new_shape!r})"
+reshape_p.def_lowering(_reshape_numba, backend="numba")
 deflinear(reshape_p, lambda ct, x, new_shape: [reshape(ct, x.aval.shape)])
 reshape_p.def_batch(lambda vals, dims, new_shape: (
     reshape(bdim_to_front(vals[0], dims[0]), (shape_of(vals[0])[dims[0]],) + new_shape), 0))
@@ -38,6 +46,13 @@ def reshape(x, new_shape):
 transpose_p = Primitive("transpose", memory="views")
 transpose_p.def_impl(lambda x, perm: np.transpose(x, perm))
 transpose_p.def_lowering(lambda ctx, args, perm: f"_np.transpose({args[0]}, {perm!r})")
+def _transpose_numba(ctx, args, perm):  # a view; Numba's own transpose(axes) takes seconds
+    x, shape = args[0], ctx.in_avals[0].shape  # to compile, as_strided a fraction of one
+    if perm == (1, 0):
+        return f"{x}.T"
+    strides = ", ".join(f"{x}.strides[{p}]" for p in perm)
+    return f"_np.lib.stride_tricks.as_strided({x}, {tuple(shape[p] for p in perm)!r}, ({strides},))"
+transpose_p.def_lowering(_transpose_numba, backend="numba")
 transpose_p.def_simplify("forward", lambda e, known: e.invars[0] if e.params["perm"] == tuple(
     range(len(e.params["perm"]))) else None)
 transpose_p.def_abstract_eval(
@@ -65,6 +80,8 @@ def _broadcast_to_shape(x, shape):
 broadcast_to_p.def_abstract_eval(_broadcast_to_shape)
 broadcast_to_p.def_simplify("forward", forward_if_same_type)
 broadcast_to_p.def_lowering(lambda ctx, args, shape: f"_np.broadcast_to({args[0]}, {shape!r})")
+broadcast_to_p.def_lowering(lambda ctx, args, shape: f"_np.broadcast_to({args[0]}, {shape!r})",
+                            backend="numba")
 deflinear(broadcast_to_p, lambda ct, x, shape: [unbroadcast(ct, x.aval)])
 def _broadcast_to_batch(vals, dims, shape):
     (x,), (d,) = vals, dims
@@ -93,6 +110,9 @@ def _concatenate_shape(*xs, axis):
     shape[axis] = sum(x.shape[axis] for x in xs)
     return ShapedArray(shape, np.result_type(*[x.dtype for x in xs]))
 concatenate_p.def_abstract_eval(_concatenate_shape)
+concatenate_p.def_lowering(lambda ctx, args, axis: None if any(  # Numba joins equal dtypes
+    a.dtype != ctx.out_avals[0].dtype or not a.shape for a in ctx.in_avals) else
+    f"_np.concatenate(({', '.join(args)},), {axis})", backend="numba")
 def _concatenate_transpose(ct, *xs, axis):
     out, start = [], 0
     for x in xs:
@@ -116,6 +136,9 @@ def concatenate(xs, axis):
 flip_p = Primitive("flip", memory="views")
 flip_p.def_impl(lambda x, axes: np.flip(x, axes))
 flip_p.def_abstract_eval(lambda x, axes: ShapedArray(x.shape, x.dtype))
+flip_p.def_lowering(lambda ctx, args, axes: "{}[{}]".format(args[0], ", ".join(
+    "::-1" if i in axes else ":" for i in range(len(ctx.in_avals[0].shape))))
+    if ctx.in_avals[0].shape else args[0], backend="numba")
 deflinear(flip_p, lambda ct, x, axes: [flip(ct, axes)])
 defbatch_unary_axes(flip_p)
 def flip(x, axes):

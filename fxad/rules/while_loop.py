@@ -153,3 +153,27 @@ while_p.def_jvp(_while_jvp)
 while_p.derivable = False  # its JVP needs the concrete trip count (eager grad: staged path)
 while_p.def_transpose(_while_transpose, linear=False)  # an error naming the fix
 while_p.def_batch(_while_batch)
+
+
+def _while_numba(ctx, args, cond_jaxpr, body_jaxpr, n_cc, n_bc):
+    """The loop in compiled code (jit's numba backend), predicate and body inline."""
+    cc, bc, carry = _split(args, n_cc, n_bc)
+    k = [ctx.fresh("k") for _ in carry]
+    for name, c in zip(k, carry):
+        ctx.emit(f"{name} = {c}")
+    ctx.emit("while True:")
+    with ctx.indent():
+        go = ctx.inline(cond_jaxpr, list(cc) + k)
+        if go is None:
+            return None
+        ctx.emit(f"if not {go[0]}:")
+        ctx.emit("    break")
+        outs = ctx.inline(body_jaxpr, list(bc) + k)
+        if outs is None:
+            return None
+        if k:
+            ctx.emit(f"{', '.join(k)}, = {', '.join(outs)},")
+    return k
+
+
+while_p.def_lowering(_while_numba, backend="numba")

@@ -1,13 +1,15 @@
 """scipy.special.logsumexp with SciPy's full signature (b=, return_sign=), stable and with
 finite derivatives wherever the value is finite; fxad/scipy/special.py re-exports it.
 
+Without b= and return_sign it is the logsumexp primitive (fxad/rules/reductions.py: SciPy's
+own impl, gradient the max-shifted softmax). With them, a composite:
 log|Σ b e^a| = m + log|Σ b e^(a - m)| with m the largest a whose weight is nonzero (held
 constant: the result does not depend on it). Terms with b = 0 are dropped before
 exponentiating (so e^inf * 0 is never formed), a sum of exactly 0 (all terms -inf, or
 cancelling weights) gives -inf with zero derivatives rather than 0 * inf = NaN, and a
 negative sum is NaN unless return_sign=True, as in SciPy.
 
-Written on fxad.lax only: fxad.numpy's NumPy dispatch looks fxad.scipy.special up, so this
+Written on fxad.lax (and the primitive) only: fxad.numpy's NumPy dispatch looks fxad.scipy.special up, so this
 module must not import fxad.numpy (an import circle)."""
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import numpy as np
 from .. import lax
 from ..core import Tracer, get_aval
 from ..errors import FxadValueError
+from ..rules.reductions import logsumexp as _logsumexp_p
 
 
 def as_float(x):
@@ -70,6 +73,9 @@ def _squeeze(x, axes, keepdims):
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    if b is None and not return_sign:  # the primitive: SciPy's own values
+        a = as_float(a)
+        return _logsumexp_p(a, axes_of(axis, len(shape(a))), keepdims)
     out, sign, axes = _stable(a, axis, b)
     if not return_sign:
         out = lax.select(lax.lt(sign, 0), np.nan, out)

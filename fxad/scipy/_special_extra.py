@@ -19,10 +19,10 @@ from ..rules.special_incomplete import (  # noqa: F401
     beta, betainc, betaincinv, betaln, gammainc, gammaincc, gammainccinv, gammaincinv, stdtr,
     stdtrit)
 from ..rules.special_more import (  # noqa: F401
-    binom, ci as _ci, dawsn, erfcx, exp1, expi, expn, fresnel_c as _fresnel_c,
+    binom, ci as _ci, dawsn, exp1, expi, expn, fresnel_c as _fresnel_c,
     fresnel_s as _fresnel_s, gammasgn, kl_div, loggamma, owens_t, poch, rel_entr,
     si as _si, spence, wofz)
-from ..rules.special import polygamma as _polygamma
+from ..rules.special import digamma, erfcx  # noqa: F401  (erfcx: exported below)
 from ._logsumexp import as_float, shape  # (no fxad.numpy here: see _logsumexp's docstring)
 
 
@@ -51,16 +51,27 @@ def i1e(x):
     return bessel_ie(x, 1)
 
 
+def _promoted(v, x):
+    """x in the float dtype SciPy's ufunc computes (v, x) in: an order given as a NumPy value
+    takes part in the promotion (a float32 order with a Python float x gives float32)."""
+    if type(v) in (int, float):
+        return x
+    xd = x if type(x) in (int, float, bool) else x.aval.sample() if isinstance(x, Tracer) \
+        else np.asarray(x).dtype  # (a traced Python scalar's sample stays a weak Python number)
+    dt = np.result_type(np.asarray(v).dtype, xd)
+    return lax.convert_element_type(x, dt) if dt.kind == "f" else x
+
+
 def iv(v, x):
-    return bessel_i(x, _static_order("iv", v))
+    return bessel_i(_promoted(v, x), _static_order("iv", v))
 
 
 def ive(v, x):
-    return bessel_ie(x, _static_order("ive", v))
+    return bessel_ie(_promoted(v, x), _static_order("ive", v))
 
 
 def jv(v, x):
-    return bessel_j(x, _static_order("jv", v))
+    return bessel_j(_promoted(v, x), _static_order("jv", v))
 
 
 def j0(x):
@@ -91,8 +102,7 @@ def exprel(x):
     return exprel_d(x, 0)
 
 
-def psi(x):  # SciPy's name of digamma's ufunc (plain scipy.special.digamma dispatches here)
-    return _polygamma(x, 0)
+psi = digamma  # SciPy's other name of the digamma ufunc
 
 
 def fresnel(x):

@@ -125,6 +125,9 @@ OPS = [
     Op("log", fnp.log, [M], "pos"),
     Op("log1p", fnp.log1p, [M], "pos"),
     Op("expm1", fnp.expm1, [M]),
+    Op("exp2", fnp.exp2, [M]),
+    Op("log2", fnp.log2, [M], "pos"),
+    Op("log10", fnp.log10, [T3], "pos"),
     Op("sqrt", fnp.sqrt, [T3], "pos"),
     Op("rsqrt", lax.rsqrt, [M], "pos"),
     Op("sin", fnp.sin, [M]),
@@ -198,6 +201,8 @@ OPS = [
     Op("real-imag-conj", lambda x, y: lax.real(lax.conj(lax.complex(x, y)) ** 2)
        + lax.imag(lax.complex(y, x) ** 3), [M, M]),
     Op("arctan2_bcast", fnp.arctan2, [V, M], ["real", "nz"]),
+    Op("hypot", fnp.hypot, [V, M], ["real", "nz"]),
+    Op("float_power", lax.float_power, [M, V], ["pos", "real"]),
     Op("maximum", fnp.maximum, [M, M], "tie"),
     Op("minimum", fnp.minimum, [M, V], "tie"),
     Op("maximum_const", lambda x: fnp.maximum(x, 0.0), [M]),

@@ -164,3 +164,23 @@ def test_the_derivation_cache_is_bounded_and_keeps_no_user_objects(monkeypatch):
     assert len(tape._cache) <= 16
     gc.collect()
     assert ref() is None
+
+
+def test_unused_outputs_of_a_node_get_symbolic_zero_cotangents():
+    """Only s of svd(a) is used: u's and vᵀ's cotangents are absent, not arrays of zeros, as
+    in the staged path. The rule's factor 1 / (s_j² - s_i²) is inf at 1e300 and 1e-300, and
+    inf · 0 made the eager 2-norm's and nuclear norm's gradients NaN (jit's were right)."""
+    a = np.array([[4.0, 1.0, 2.0], [1.0, 3.0, 1.0], [2.0, 1.0, 5.0]])
+    for scale in (1e300, 1e-300):
+        for ord in (2, "nuc"):
+            f = fxad.grad(lambda x, ord=ord: fnp.linalg.norm(x, ord))
+            with np.errstate(all="ignore"):
+                got, want = f(a * scale), fxad.jit(f)(a * scale)
+            np.testing.assert_allclose(got, f(a), rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    # u and s both used: the full pullback, unchanged
+    g = fxad.grad(lambda x: fnp.sum(fnp.linalg.svd(x)[0][:, 0] ** 3) + fnp.sum(
+        fnp.linalg.svd(x)[1]))
+    with staged():
+        want = g(a)
+    np.testing.assert_allclose(g(a), want, rtol=1e-12)

@@ -95,6 +95,8 @@ TABLE = [
     ("inv_batched", lambda x: fla.inv(gen(x)), [(2, 3, 3)]),
     ("det", lambda x: fla.det(gen(x)), [(3, 3)]),
     ("det_batched", lambda x: fla.det(gen(x)), [(2, 3, 3)]),
+    # the gradient (the cofactor matrix) as a function, checked to order 2 (det's third)
+    ("grad_det", fxad.grad(lambda x: fla.det(gen(x))), [(3, 3)]),
     ("slogdet", lambda x: tuple(fla.slogdet(_flip_first_row(gen(x)))), [(3, 3)]),
     ("slogdet_batched", lambda x: tuple(fla.slogdet(gen(x))), [(2, 3, 3)]),
     ("scipy_solve_T", lambda x, b: fsl.solve(gen(x), b, transposed=True), [(3, 3), (3,)]),
@@ -316,6 +318,7 @@ VMAP = [  # (name, fn, per-example shapes, in_axes)
     ("grad_solve", fxad.grad(lambda x, b: fnp.sum(fla.solve(gen(x), b) ** 2), (0, 1)),
      [(3, 3), (3,)], 0),
     ("grad_logdet", fxad.grad(lambda x: fla.slogdet(spd(x))[1]), [(3, 3)], 0),
+    ("grad_det", fxad.grad(lambda x: fla.det(gen(x))), [(3, 3)], 0),
     ("grad_cholesky", fxad.grad(lambda x: fnp.sum(fla.cholesky(spd(x)) ** 2)), [(3, 3)], 0),
     ("grad_eigh", fxad.grad(lambda x: fnp.sum(eigh_fixed(sym_distinct(x))[1][0] ** 3)),
      [(3, 3)], 0),

@@ -23,7 +23,7 @@ _INF = np.inf
 def f(x):
     """x as a float array, except that a Python number stays a (weak) Python float, so
     norm.cdf(x32, scale=2.0) is float32 as in JAX rather than promoted to float64."""
-    if isinstance(x, (int, float)) and not isinstance(x, bool):
+    if type(x) in (int, float):  # (not np.float64, a float subclass that is not weak)
         return float(x)
     return as_float(x)
 
@@ -35,8 +35,8 @@ def where(c, a, b):
 def typed(values):
     """`values` with their Python floats made arrays of the dtype they all promote to (Python
     floats weakly, as NumPy 2 and JAX do)."""
-    dt = np.result_type(*[v if isinstance(v, float) else get_aval(v).dtype for v in values])
-    return [np.asarray(v, dt) if isinstance(v, float) else v for v in values]
+    dt = np.result_type(*[v if type(v) is float else get_aval(v).dtype for v in values])
+    return [np.asarray(v, dt) if type(v) is float else v for v in values]
 
 
 def safe(cond, x, fallback):

@@ -1,7 +1,8 @@
 """Makers: elementwise math, unary and binary (NumPy broadcasting and constants), with
 arguments shifted into their domains and kinked operations kept away from their kinks;
 complex intermediates; where on masks, comparisons and logical operations; and the second
-round of ufuncs (fmax / fmin, copysign, float_power, fmod, cbrt, trunc)."""
+round of ufuncs (fmax / fmin, copysign, float_power, fmod, cbrt, trunc, ldexp, modf,
+heaviside)."""
 from __future__ import annotations
 
 import numpy as np
@@ -59,7 +60,7 @@ POSITIVE_DOMAIN = [  # (kind, format with {x} the shifted argument, lower bound)
     ("pow-1.5", "{x} ** -1.5", 0.5), ("power2.5", "fnp.power({x}, 2.5)", 0.5),
     ("gammaln", "special.gammaln({x})", 0.5), ("digamma", "special.digamma({x})", 0.5),
     ("gamma", "special.gamma({x})", 0.5), ("entr", "special.entr({x})", 0.5),
-    ("arccosh", "fnp.arccosh({x})", 1.2),
+    ("arccosh", "fnp.arccosh({x})", 1.2), ("erfcx", "special.erfcx({x})", -0.5),
 ]
 
 
@@ -267,14 +268,24 @@ def mk_where_cmp(g):
 @maker(weight=2)
 def mk_ufuncs_more(g):
     """fmax / fmin (also with NaN operands), copysign, float_power, fmod (constant and value
-    divisors), cbrt (away from 0), trunc (times the value, away from integers), and
-    sum / prod / max / min / mean with where= and initial=."""
+    divisors), cbrt (away from 0), trunc (times the value, away from integers), ldexp, modf
+    and heaviside (away from their steps), and sum / prod / max / min / mean with where= and
+    initial=."""
     kind = g.choice(["fmax", "fmin", "copysign", "float_power", "fmod", "fmod", "reduce_where",
-                     "reduce_where", "cbrt", "trunc"])
+                     "reduce_where", "cbrt", "trunc", "ldexp", "modf", "heaviside"])
     if kind == "reduce_where":
         return _reduce_where(g)
     i = g.pick()
     v = g.vals(i)
+    if kind == "ldexp":  # x · 2**k: linear in x
+        return kind, f"fnp.ldexp(@0, {g.choice([-3, -1, 0, 2])})", [i]
+    if kind == "modf":  # the fraction jumps at the integers, the integral part is constant
+        guard(np.all(np.abs(v - np.round(v)) >= MARGIN))
+        return kind, g.choice(["fnp.modf(@0)[0]", "fnp.modf(@0)[1] * @0"]), [i]
+    if kind == "heaviside":  # a step in x (kept away from 0); the value at 0 is never taken
+        guard(away(v, [0.0]))
+        j = g.partner(i)
+        return kind, "fnp.heaviside(@0, @1) * @1", [i, j]
     if kind == "cbrt":  # infinite slope at 0
         guard(away(v, [0.0], 0.2))
         return kind, "fnp.cbrt(@0)", [i]

@@ -1,0 +1,59 @@
+"""jit's compiled backend: whole programs, loops included, to native code with Numba.
+
+  lowering.py  what a primitive's numba lowering rule sees (rules live in the primitives'
+               blocks: `p.def_lowering(rule, backend="numba")`)
+  fusion.py    elementwise equations over one shape fused into one loop nest
+  reduce.py    reductions as loops in NumPy's order
+  emit.py      the source of a compiled segment
+  program.py   a program as compiled segments around NumPy-backend equations
+  cache.py     generated modules in the on-disk cache, compile timing
+  runtime.py   what generated code calls: NumPy's own ufunc loops, NumPy's summation
+
+Numba is optional (`pip install fxad[compile]`): `available()` says whether it can be used;
+nothing here imports it until a program is compiled.
+"""
+from __future__ import annotations
+
+import threading
+
+from .. import codegen
+
+MIN_NUMBA = (0, 60)  # the oldest release tested (pyproject.toml's compile extra)
+
+_state = {}
+_lock = threading.Lock()
+
+
+def available():
+    """(True, "") if a Numba that fxad supports can be imported, else (False, why)."""
+    with _lock:
+        if "ok" not in _state:
+            try:
+                import numba
+                version = tuple(int(p) for p in numba.__version__.split(".")[:2])
+                if version < MIN_NUMBA:
+                    raise ImportError(f"numba {numba.__version__} is older than "
+                                      f"{'.'.join(map(str, MIN_NUMBA))}")
+                from . import runtime  # noqa: F401  (NumPy's loop API must be there too)
+                _state["ok"], _state["why"] = True, ""
+            except Exception as e:  # noqa: BLE001 - any failure means "use NumPy"
+                _state["ok"], _state["why"] = False, f"{type(e).__name__}: {e}"
+        return _state["ok"], _state["why"]
+
+
+def compile_program(closed, boundary):
+    """The NumbaCompiled program of a simplified closed jaxpr (see program.py). Should
+    generating it fail (a bug), the program runs on the NumPy backend, with a warning."""
+    from .program import compile_program as compile_
+    try:
+        return compile_(closed, boundary)
+    except Exception as e:  # noqa: BLE001 - never a failure: the NumPy backend computes it
+        import warnings
+        from ...errors import CompilationWarning
+        warnings.warn(f"fxad: the numba backend could not generate code for this program "
+                      f"({type(e).__name__}: {str(e).strip()[:300]}); it runs on the NumPy "
+                      "backend. Please report this.", CompilationWarning, stacklevel=4)
+        return codegen.compile_jaxpr(closed, boundary=boundary)
+
+
+codegen.register_backend("numba", compile_program)

@@ -1,0 +1,108 @@
+"""Reductions as loops, in NumPy's order, so compiled sums are NumPy's sums bit for bit.
+
+NumPy reduces a C-contiguous array in memory order. When the last axes are reduced, each
+output adds up, in order, the pairwise sums (runtime.pairwise_sum) of its contiguous runs
+over those axes; otherwise each output accumulates its elements one by one in memory order.
+Products, maxima, minima and integer sums are accumulated one by one (order does not
+change integer sums, maxima or minima; NumPy multiplies in order). A non-contiguous operand
+is reduced in C order too: NumPy would follow its memory order, so such sums may differ
+from NumPy's by reassociation (within n·eps·sum|x|).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .lowering import SUPPORTED, dtype_src
+
+_COMBINE = {
+    "add": "{0} + {1}",
+    "multiply": "{0} * {1}",
+    "maximum": "({0} if ({0} >= {1} or {0} != {0}) else {1})",
+    "minimum": "({0} if ({0} <= {1} or {0} != {0}) else {1})",
+}
+
+
+def emit_reduce(block, x, aval, out, op, axes, keepdims):
+    shape, dt = aval.shape, out.dtype
+    axes = tuple(sorted(axes))
+    if op not in _COMBINE or dt not in SUPPORTED or dt.kind == "c" or aval.dtype.kind == "c" \
+            or any(shape[a] == 0 for a in axes) or not shape or not axes:
+        return None
+    if op == "add" and dt.kind == "b":
+        return None  # NumPy's add.reduce of bools gives ints: the shape rule says so
+    r = len(shape)
+    kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+    k = 0  # trailing reduced axes
+    while k < r and (r - 1 - k) in axes:
+        k += 1
+    seg = block.seg
+    res = seg.fresh("r")
+    cast = (lambda s: s) if aval.dtype == dt else (lambda s: f"{dtype_src(dt)}({s})")
+    if op == "add" and dt.kind == "f" and aval.dtype == dt and k > 0:
+        _pairwise(block, x, shape, dt, axes, kept, k, res)
+    else:
+        _sequential(block, x, shape, dt, axes, kept, res, op, cast)
+    if keepdims and kept:
+        full = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        return f"{res}.reshape({full!r})"
+    if keepdims:  # every axis reduced, kept as size 1
+        full = (1,) * r
+        return f"_np.full({full!r}, {res}, {dtype_src(dt)})"
+    return res
+
+
+def _kept_index(r, axes):
+    return ", ".join(f"_a{i}" for i in range(r) if i not in axes)
+
+
+def _sequential(block, x, shape, dt, axes, kept, res, op, cast):
+    r = len(shape)
+    if kept:
+        block.emit(f"{res} = _np.empty({kept!r}, {dtype_src(dt)})")
+        acc = f"{res}[{_kept_index(r, axes)}]"
+    else:
+        block.emit(f"{res} = {dtype_src(dt)}(0)")
+        acc = res
+    depth = block.depth
+    for i, d in enumerate(shape):
+        block.emit(f"for _a{i} in range({d}):")
+        block.depth += 1
+    v = block.seg.fresh("x")
+    index = ", ".join(f"_a{i}" for i in range(r))
+    block.emit(f"{v} = {cast(f'{x}[{index}]')}")
+    first = " and ".join(f"_a{i} == 0" for i in axes)
+    block.emit(f"if {first}:")
+    block.emit(f"    {acc} = {v}")
+    block.emit("else:")
+    block.emit(f"    {acc} = {_COMBINE[op].format(acc, v)}")
+    block.depth = depth
+
+
+def _pairwise(block, x, shape, dt, axes, kept, k, res):
+    r = len(shape)
+    run = int(np.prod(shape[r - k:], dtype=np.int64))
+    pre = shape[:r - k]
+    seg = block.seg
+    flat = seg.fresh("f")
+    block.emit(f"{flat} = _np.ascontiguousarray({x}).reshape({int(np.prod(shape)),})")
+    zero = f"{dtype_src(dt)}(-0.0)"
+    if kept:
+        block.emit(f"{res} = _np.empty({kept!r}, {dtype_src(dt)})")
+        acc = f"{res}[{_kept_index(len(pre), axes)}]"
+    else:
+        block.emit(f"{res} = {zero}")
+        acc = res
+    depth = block.depth
+    m = seg.fresh("m")
+    block.emit(f"{m} = 0")
+    for i, d in enumerate(pre):
+        block.emit(f"for _a{i} in range({d}):")
+        block.depth += 1
+    reduced_pre = [i for i in axes if i < r - k]
+    if reduced_pre:
+        first = " and ".join(f"_a{i} == 0" for i in reduced_pre)
+        block.emit(f"{acc} = _pairwise_sum({flat}, {m}, {run}, {zero} if {first} else {acc})")
+    else:
+        block.emit(f"{acc} = _pairwise_sum({flat}, {m}, {run}, {zero})")
+    block.emit(f"{m} += {run}")
+    block.depth = depth

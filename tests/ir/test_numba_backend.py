@@ -1,0 +1,504 @@
+"""jit's numba backend (fxad/ir/numba_backend): every numba lowering against the NumPy backend
+on a table of programs, bit for bit (compiled code calls NumPy's own ufunc and matmul loops
+and sums in NumPy's order), with extreme values and mixed dtypes; fusion; segments around
+equations without a compiled lowering; the disk cache seen from a fresh process; the
+fallback when Numba is missing; the backend switches."""
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import fxad
+import fxad.numpy as fnp
+from fxad import core, lax
+from fxad.errors import CompilationWarning, FxadValueError
+from fxad.ir import numba_backend
+from fxad.scipy import special
+from fxad.tree_util import tree_flatten
+
+pytest.importorskip("numba")  # the compile extra (CI installs it before these run)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def run_both(f, *args, expect_compiled=True, **kw):
+    """jit(f) on both backends; the numba program must compile without a warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompilationWarning)
+        jn = fxad.jit(f, backend="numba", **kw)
+        with np.errstate(all="ignore"):
+            got = jn(*args)
+            want = fxad.jit(f, backend="numpy", **kw)(*args)
+        low = jn.lower(*args)
+    if expect_compiled and low.compiled.closed.eqns:  # (simplification may leave nothing)
+        assert low.segments and not low.fallbacks, low.as_text()
+    return got, want, low
+
+
+def assert_same(got, want):
+    """Bit for bit: shapes, dtypes, values (NaN where NaN)."""
+    g, w = tree_flatten(got)[0], tree_flatten(want)[0]
+    assert len(g) == len(w)
+    for a, b in zip(g, w):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, a.dtype, b.shape, b.dtype)
+        np.testing.assert_array_equal(a, b)
+
+
+EXTREME = np.array([1e300, -1e300, 1e-300, -1e-300, 0.0, np.inf, -np.inf, np.nan, 0.5, -2.25,
+                    3.75, 1.0, -1.0, 0.999, 40.0, -40.0])
+UNIT = np.array([-0.99, -0.5, -1e-300, 0.0, 0.25, 0.5, 0.75, 0.999, 1.0, -1.0, 1.5, np.nan])
+POS = np.array([1e-300, 1e-10, 0.5, 1.0, 2.0, 1e10, 1e300, np.inf, 0.0, np.nan])
+
+
+def grid(dtype=np.float64, base=EXTREME):
+    with np.errstate(over="ignore"):  # 1e300 as float32 is inf
+        return base.astype(dtype)
+
+
+def pair(dtype=np.float64):
+    x = grid(dtype)
+    return np.repeat(x, x.size).reshape(x.size, x.size), np.tile(x, x.size).reshape(x.size,
+                                                                                   x.size)
+
+
+# --- the table: (name, function, arguments) ------------------------------------------------------
+
+UNARY = [("sin", fnp.sin), ("cos", fnp.cos), ("tan", fnp.tan), ("arcsin", fnp.arcsin),
+         ("arccos", fnp.arccos), ("arctan", fnp.arctan), ("sinh", fnp.sinh),
+         ("cosh", fnp.cosh), ("tanh", fnp.tanh), ("arcsinh", fnp.arcsinh),
+         ("arccosh", fnp.arccosh), ("arctanh", fnp.arctanh), ("exp", fnp.exp),
+         ("expm1", fnp.expm1), ("log", fnp.log), ("log1p", fnp.log1p), ("sqrt", fnp.sqrt),
+         ("cbrt", fnp.cbrt), ("rsqrt", lax.rsqrt), ("logistic", lax.logistic),
+         ("abs", fnp.abs), ("sign", fnp.sign), ("floor", fnp.floor), ("ceil", fnp.ceil),
+         ("trunc", fnp.trunc), ("round", fnp.round), ("neg", lambda x: -x),
+         ("isnan", fnp.isnan), ("isfinite", fnp.isfinite), ("signbit", fnp.signbit),
+         ("logical_not", fnp.logical_not), ("erf", special.erf), ("erfc", special.erfc),
+         ("gammaln", special.gammaln), ("gamma", special.gamma), ("logit", special.logit),
+         ("ndtr", special.ndtr), ("log_ndtr", special.log_ndtr), ("ndtri", special.ndtri),
+         ("erfinv", special.erfinv), ("entr", special.entr), ("softplus", fxad.nn.softplus),
+         ("square", lambda x: x ** 2), ("cube", lambda x: x ** 3), ("inv_sq", lambda x: x ** -2),
+         ("stop_gradient", lambda x: fxad.stop_gradient(x) * 2.0),
+         ("to_f32", lambda x: x.astype(np.float32)), ("to_i32", lambda x: fnp.nan_to_num(
+             x, nan=0.0, posinf=3.0, neginf=-3.0).clip(-1e6, 1e6).astype(np.int32)),
+         ("to_bool", lambda x: x.astype(bool))]
+
+BINARY = [("add", lambda x, y: x + y), ("sub", lambda x, y: x - y), ("mul", lambda x, y: x * y),
+          ("div", lambda x, y: x / y), ("pow", fnp.power), ("max", fnp.maximum),
+          ("min", fnp.minimum), ("floor_divide", fnp.floor_divide), ("rem", fnp.remainder),
+          ("fmod", fnp.fmod), ("arctan2", fnp.arctan2), ("logaddexp", fnp.logaddexp),
+          ("xlogy", special.xlogy), ("xlog1py", special.xlog1py), ("eq", fnp.equal),
+          ("ne", fnp.not_equal), ("lt", fnp.less), ("le", fnp.less_equal),
+          ("gt", fnp.greater), ("ge", fnp.greater_equal), ("and", fnp.logical_and),
+          ("or", fnp.logical_or), ("select", lambda x, y: fnp.where(x > y, x, y * 2.0)),
+          ("complex", lax.complex)]
+
+PROGRAMS = []
+for _n, _f in UNARY:
+    PROGRAMS.append((f"{_n}-f64", _f, (grid(),)))
+    PROGRAMS.append((f"{_n}-f32-2d", _f, (grid(np.float32).reshape(4, 4),)))
+for _n, _f in BINARY:
+    PROGRAMS.append((f"{_n}-f64", _f, pair()))
+    if _n != "complex":
+        PROGRAMS.append((f"{_n}-f32-bcast", _f, (grid(np.float32).reshape(16, 1),
+                                              grid(np.float32)[::-1].copy())))
+PROGRAMS += [
+    ("unit-arcsin", fnp.arcsin, (grid(base=UNIT),)),
+    ("pos-log", fnp.log, (grid(base=POS),)),
+    ("int-arith", lambda x, y: (x + y) * 3 - x // (y + 7) + x % 5, (
+        np.arange(-6, 6, dtype=np.int64), np.arange(12, dtype=np.int64))),
+    ("int8-wrap", lambda x: x * x + x, (np.arange(-128, 128, 16, dtype=np.int8),)),
+    ("uint8-neg", lambda x: -x + 1, (np.arange(0, 250, 25, dtype=np.uint8),)),
+    ("int-true-div", lambda x, y: x / y, (np.arange(-5, 5), np.array([1, 2, 0, -3, 4] * 2))),
+    ("int-and-float", lambda x, y: x * y + 1, (np.arange(6, dtype=np.int32), grid()[:6])),
+    ("bool-arith", lambda x, y: (x & y) | ~x, (np.array([True, False, True, False]),
+                                               np.array([True, True, False, False]))),
+    ("bool-sum-to-int", lambda x: fnp.sum(x, axis=0), (np.eye(5, dtype=bool),)),
+    ("weak-float32", lambda x, s: x * s + 1.5, (grid(np.float32), 2.0)),
+    ("weak-int", lambda x, s: x * s, (grid(np.float32), 3)),
+    ("scalar-chain", lambda x: fnp.sin(x) * 1.01 + 0.1 * fnp.cos(x), (np.float64(0.3),)),
+    ("0d-array", lambda x: fnp.exp(x) - x, (np.array(0.7),)),
+    ("complex-arith", lambda z, w: z * w + z / w - fnp.exp(z), (
+        np.array([1 + 2j, -0.5j, 3.0, np.inf + 1j]), np.array([2 - 1j, 1j, -1.0, 2.0]))),
+    ("complex-parts", lambda z: fnp.abs(z) + fnp.real(z) * fnp.imag(z) + fnp.real(fnp.conj(z)),
+     (np.array([1 + 2j, -0.5j, 3.0, np.nan]),)),
+    ("real-of-real", lambda x: fnp.real(x) + fnp.imag(x), (grid(),)),
+]
+# reductions: axes that take NumPy's pairwise, sequential and mixed orders; sizes past 8, 128
+_R = np.random.default_rng(0)
+_X3 = _R.normal(size=(3, 150, 9)) * 10.0 ** _R.uniform(-3, 3, size=(3, 150, 9))
+for _ax in (None, 0, 1, 2, (0, 2), (1, 2), (0, 1)):
+    for _red in ("sum", "max", "min", "prod"):
+        PROGRAMS.append((f"{_red}-axis{_ax}", lambda x, r=_red, a=_ax: getattr(fnp, r)(x, axis=a),
+                      (_X3 if _red != "prod" else _X3[:, :20] / 10.0,)))
+    PROGRAMS.append((f"sum-f32-keepdims-axis{_ax}", lambda x, a=_ax: fnp.sum(x, axis=a,
+                                                                        keepdims=True),
+                  (_X3.astype(np.float32),)))
+PROGRAMS += [
+    ("sum-int", lambda x: fnp.sum(x, axis=1), (np.arange(60, dtype=np.int32).reshape(6, 10),)),
+    ("max-nan", lambda x: fnp.max(x, axis=0), (pair()[0],)),
+    ("mean-of-chain", lambda x: fnp.mean(fnp.exp(x) * 2.0), (_X3[0, :, 0] / 1e3,)),
+    ("sum-long", lambda x: fnp.sum(x), (_R.normal(size=5000),)),
+]
+# structural and indexing (views), products
+_A = _R.normal(size=(4, 5))
+_B = _R.normal(size=(5, 3))
+_V = _R.normal(size=5)
+PROGRAMS += [
+    ("reshape", lambda x: fnp.reshape(x * 2.0, (10, 2)), (_A,)),
+    ("reshape-noncontiguous", lambda x: fnp.reshape(x.T, (20,)) + 1.0, (_A,)),
+    ("reshape-to-scalar", lambda x: fnp.reshape(x, ()) * 3.0, (np.ones((1, 1)),)),
+    ("transpose-2d", lambda x: x.T * 2.0, (_A,)),
+    ("transpose-3d", lambda x: fnp.transpose(x, (2, 0, 1)) + 1.0, (_X3[:, :4],)),
+    ("broadcast_to", lambda x: fnp.broadcast_to(x, (3, 5)) * 2.0, (_V,)),
+    ("concatenate", lambda x, y: fnp.concatenate([x * 2.0, y], axis=0), (_A, _A[:2])),
+    ("flip", lambda x: fnp.flip(x, axis=1) - x, (_A,)),
+    ("getitem", lambda x: x[1:3, ::-2] * x[0, None, 1:4] + x[-1, 2], (_A,)),
+    ("getitem-ellipsis", lambda x: x[..., 1] * 2.0, (_X3[:, :3],)),
+    ("getitem-ellipsis-only", lambda x: fnp.sin(x)[...] * 2.0, (_X3,)),  # (found by the fuzzer)
+    ("matmul", lambda a, b: a @ b, (_A, _B)),
+    ("matmul-f32", lambda a, b: a @ b, (_A.astype(np.float32), _B.astype(np.float32))),
+    ("matvec", lambda a, v: a @ v, (_A, _V)),
+    ("vecmat", lambda v, b: v @ b, (_V, _B)),
+    ("dot", lambda v, w: v @ w * 2.0, (_V, _V[::-1].copy())),
+    ("abT", lambda a, b: a @ b.T, (_A, _B.T.copy())),
+    ("aTb", lambda a, b: a.T @ b, (_A.T.copy(), _B)),
+    ("matmul-views", lambda a, b: a[:, ::2] @ b[::2], (_A, _B)),
+    ("outer", lambda v, w: fnp.outer(v, w), (_V, _V[:3])),
+    ("batched-matmul", lambda a, b: fnp.einsum("bij,bjk->bik", a, b), (
+        _R.normal(size=(3, 4, 5)), _R.normal(size=(3, 5, 2)))),
+    ("per-example", lambda h, x: fnp.einsum("b,bi->bi", h, x), (_V, _R.normal(size=(5, 3)))),
+    ("mlp-layer", lambda x, w, b: fnp.tanh(x @ w + b), (_A.astype(np.float32),
+                                                         _B.astype(np.float32),
+                                                         _V[:3].astype(np.float32))),
+]
+
+NOT_COMPILED = [  # (name, f, args): equations that run on NumPy, between segments
+    ("sum-over-no-axes", fxad.vmap(lambda v: fnp.sum(v, keepdims=True) * 2.0), (_V,)),
+    ("float16", lambda x: fnp.sin(x) * 2, (_V.astype(np.float16),)),
+    ("index-array", lambda x: x[np.array([2, 0, 2])] * 2.0, (_V,)),
+]
+
+
+def _scan_rnn(w, xs):
+    def step(h, x):
+        h = fnp.tanh(w @ h + x)
+        return h, fnp.sum(h)
+    return lax.scan(step, fnp.zeros(w.shape[0]), xs)
+
+
+PROGRAMS += [
+    ("scan", _scan_rnn, (_R.normal(size=(3, 3)), _R.normal(size=(6, 3)))),
+    ("scan-reverse", lambda xs: lax.scan(lambda c, x: (c * 0.5 + x, c), 0.0, xs, reverse=True),
+     (_R.normal(size=7),)),
+    ("grad-scan", fxad.grad(lambda w, xs: fnp.sum(_scan_rnn(w, xs)[1])),
+     (_R.normal(size=(3, 3)), _R.normal(size=(6, 3)))),
+    ("fori_loop", lambda x: lax.fori_loop(0, 5, lambda i, c: c * 1.5 + fnp.sin(c), x), (_V,)),
+    ("while_loop", lambda x: lax.while_loop(lambda c: c[1] < 10, lambda c: (c[0] * 1.1, c[1] + 1),
+                                            (x, 0))[0], (_V,)),
+    ("cond", lambda p, x: lax.cond(p > 0, lambda v: fnp.exp(v), lambda v: -v, x),
+     (np.float64(1.0), _V)),
+    ("switch", lambda i, x: lax.switch(i, [lambda v: v, lambda v: v * 2.0, fnp.sin], x),
+     (np.int64(2), _V)),
+    ("nested-scan", lambda xs: lax.scan(lambda c, x: (lax.scan(lambda d, y: (d + y * c, d), c,
+                                                                x)[0], c), 1.0, xs)[0],
+     (_R.normal(size=(3, 4)),)),
+    ("hessian", fxad.hessian(lambda x: fnp.sum(fxad.nn.softplus(_A @ x)) + 0.5 * fnp.sum(x ** 2)),
+     (_V,)),
+    ("jacfwd", fxad.jacfwd(lambda x: fnp.tanh(_A @ x) * x[:4]), (_V,)),
+    ("vmap-grad", fxad.vmap(fxad.grad(lambda w, x: fxad.nn.softplus(-fnp.dot(x, w))),
+                            in_axes=(None, 0)), (_V, _R.normal(size=(6, 5)))),
+]
+
+IDS = [row[0] for row in PROGRAMS]
+assert len(set(IDS)) == len(IDS)
+
+
+@pytest.mark.parametrize("name,f,args", PROGRAMS, ids=IDS)
+def test_lowering_matches_numpy_backend_bit_for_bit(name, f, args):
+    got, want, _ = run_both(f, *args)
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("name,f,args", NOT_COMPILED, ids=[r[0] for r in NOT_COMPILED])
+def test_equations_without_a_compiled_lowering_run_on_numpy(name, f, args):
+    got, want, low = run_both(f, *args, expect_compiled=False)
+    assert_same(got, want)
+    assert low.fallbacks
+
+
+def _compiled_primitives(low):
+    seen = set()
+    for seg in low.compiled.segments:
+        seen.update(part.split(" = ")[1].split("[")[0].split(" ")[0] for part in seg.split("; "))
+    return seen
+
+
+def _table_compiled():
+    seen = set()
+    for name, f, args in PROGRAMS:
+        with np.errstate(all="ignore"):
+            seen |= _compiled_primitives(fxad.jit(f, backend="numba").lower(*args))
+    return seen
+
+
+def _rule_rows_for(names):
+    """For each primitive in `names`, the first row of the rule tables (tests/rules/...,
+    found as test_coverage finds them) that binds it: the families added after this table
+    was written are checked through their own rows."""
+    from tests.rules.common import primitives_used
+    from tests.rules.test_coverage import TABLES
+    rows, left = {}, set(names)
+    for mod in TABLES.values():
+        for label, fn, shapes in mod.TABLE:
+            if not left:
+                return rows
+            try:
+                used = primitives_used(fn, shapes) & left
+            except Exception:  # noqa: BLE001  (a row that needs other arguments to stage)
+                continue
+            for p in used:
+                rows[p] = (label, fn, shapes)
+            left -= used
+    return rows
+
+
+def test_every_numba_lowering_compiles_in_a_row_and_matches_numpy_bit_for_bit():
+    """Each primitive with a numba lowering compiles in some row of PROGRAMS or, failing that,
+    in a row of the rule tables, run here on both backends (values in (0.1, 0.9), inside
+    every family's domain)."""
+    seen = _table_compiled()
+    nested = {"scan", "while_loop", "cond"}  # their bodies' primitives are listed inside
+    assert nested <= seen
+    have = {p.name for p in core.primitives() if "numba" in p.lowerings}
+    rows = _rule_rows_for(have - seen - nested - {"jit"})
+    rng = np.random.default_rng(3)
+    for prim, (label, fn, shapes) in sorted(rows.items()):
+        args = [rng.uniform(0.1, 0.9, s) for s in shapes]
+        got, want, low = run_both(fn, *args, expect_compiled=False)
+        assert_same(got, want)
+        seen |= _compiled_primitives(low)
+    assert have - seen - {"jit"} <= nested, sorted(have - seen)
+
+
+# --- fusion -------------------------------------------------------------------------------------
+
+def test_an_arithmetic_chain_is_one_loop_with_no_temporaries():
+    x = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    y = np.linspace(0.5, 2.0, 4)
+
+    def f(x, y):
+        return ((x * y + 1.0) / (x - 3.0) - x * y * y) * 0.5
+
+    got, want, low = run_both(f, x, y)
+    assert_same(got, want)
+    src = low.compiled.numba_source
+    assert src.count("_np.empty(") == 1  # the result only
+    assert src.count("for _i0 in range(") == 1
+
+
+def test_a_chain_through_transcendental_functions_has_no_full_size_temporary():
+    x = np.linspace(-3.0, 3.0, 3000).reshape(60, 50)
+
+    def f(x):
+        return fnp.tanh(x * 2.0 + 1.0) * fnp.exp(-x) - fnp.sin(x) ** 2
+
+    got, want, low = run_both(f, x)
+    assert_same(got, want)
+    src = low.compiled.numba_source
+    assert src.count("_np.empty((60, 50)") == 1  # the result; the rest are tile buffers
+    assert src.count("_loop1(") == 3  # tanh, exp, sin: NumPy's own loops
+
+
+# --- segments around equations without a compiled lowering -------------------------------------
+
+def test_a_primitive_without_numba_lowering_splits_the_program_into_segments():
+    cumsum = next(p for p in core.primitives() if p.name == "cumsum")
+    assert "numba" not in cumsum.lowerings  # (if it gets one, pick another primitive here)
+    x = np.linspace(0.1, 2.0, 7)
+
+    def f(x):
+        y = fnp.sin(x) * 2.0
+        return fnp.exp(fnp.cumsum(y) * 0.5) + y
+
+    got, want, low = run_both(f, x, expect_compiled=False)
+    assert_same(got, want)
+    assert len(low.segments) == 2 and len(low.fallbacks) == 1
+    assert "cumsum" in low.fallbacks[0] and "on NumPy" in low.as_text()
+
+
+def test_a_loop_whose_body_does_not_compile_runs_on_numpy_between_segments():
+    xs = np.linspace(0.1, 2.0, 12).reshape(4, 3)
+
+    def f(xs):
+        c, ys = lax.scan(lambda c, x: (c + fnp.cumsum(c * x), c * 2.0), fnp.ones(3),
+                         fnp.exp(xs))
+        return fnp.sum(ys) + fnp.sin(c)
+
+    got, want, low = run_both(f, xs, expect_compiled=False)
+    assert_same(got, want)
+    assert any(f_.split(" = ")[1].startswith("scan") for f_ in low.fallbacks)
+    assert low.segments
+
+
+def test_nothing_compiles_still_runs():
+    got, want, low = run_both(lambda x: fnp.cumsum(x), np.arange(4.0), expect_compiled=False)
+    assert_same(got, want)
+    assert not low.segments and low.compiled.numba_source is None
+
+
+# --- layouts, aliasing, threads, debugging -----------------------------------------------------
+
+def test_non_contiguous_and_readonly_inputs():
+    base = _R.normal(size=(6, 8))
+    ro = base.copy()
+    ro.flags.writeable = False
+    f = fxad.jit(lambda a, b: fnp.tanh(a @ b) + fnp.sum(a, axis=0), backend="numba")
+    ref = fxad.jit(lambda a, b: fnp.tanh(a @ b) + fnp.sum(a, axis=0), backend="numpy")
+    for a in (base[:, :6].T.copy(), base[::1, :6].T, ro[:, :6].T, np.broadcast_to(base[0, :6], (6, 6))):
+        b = base[:, 1:7][:6]
+        assert_same(f(a, b), ref(a, b))
+
+
+def test_results_alias_nothing_fxad_keeps_or_the_inputs():
+    c = np.arange(3.0)
+    x = np.arange(6.0).reshape(2, 3)
+    for f in (lambda x: x, lambda x: x.T, lambda x: fnp.reshape(x, (6,)),
+              lambda x: fxad.stop_gradient(x), lambda x: (x[0], c)):
+        out = fxad.jit(f, backend="numba")(x)
+        for o in tree_flatten(out)[0]:
+            assert not np.shares_memory(o, x) and not np.shares_memory(o, c)
+            assert o.flags.writeable
+
+
+def test_threads_share_one_compiled_program():
+    f = fxad.jit(lambda x: fnp.sum(fnp.exp(x) * x), backend="numba")
+    x = np.linspace(0.0, 1.0, 50)
+    want = fxad.jit(lambda x: fnp.sum(fnp.exp(x) * x))(x)
+    got = []
+    ts = [threading.Thread(target=lambda: got.append(f(x))) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len(got) == 4 and all(g == want for g in got)
+
+
+def test_debug_nans_names_the_primitive_on_the_numba_backend():
+    f = fxad.jit(lambda x: fnp.log(x) * 2.0, backend="numba")
+    f(np.array([1.0, 2.0]))
+    with pytest.raises(FloatingPointError, match="'log'"):
+        with fxad.debug_nans():
+            f(np.array([-1.0, 2.0]))
+
+
+# --- the Lowered view, compile reporting ---------------------------------------------------------
+
+def test_lower_shows_what_was_compiled_and_its_compile_time(capsys):
+    x = np.linspace(0.0, 1.0, 5)
+    low = fxad.jit(lambda x: fnp.cumsum(fnp.sin(x)) * 2.0, backend="numba").lower(x)
+    text = low.as_text()
+    assert "@_nb.njit" in text and "def _seg0(" in text and "cumsum" in text
+    assert low.compile_seconds is None or low.compile_seconds > 0
+    old = fxad.config.log_compiles
+    fxad.config.log_compiles = True
+    try:
+        low2 = fxad.jit(lambda x: fnp.cos(x) * 3.5, backend="numba").lower(x).compile()
+    finally:
+        fxad.config.log_compiles = old
+    assert low2.compile_seconds > 0
+    assert "fxad: jit(numba)" in capsys.readouterr().err
+    assert fxad.jit(lambda x: x + 1.0).lower(x).compile_seconds == 0.0
+
+
+# --- switches and the fallback when Numba is missing ----------------------------------------------
+
+def test_config_switch_and_bad_backend_names():
+    x = np.linspace(0.0, 1.0, 4)
+    f = fxad.jit(lambda x: fnp.sin(x) + 1.0)
+    assert fxad.config.jit_backend == "numpy"
+    fxad.config.jit_backend = "numba"
+    try:
+        got = f(x)
+        assert f.lower(x).backend == "numba" and f.lower(x).segments
+    finally:
+        fxad.config.jit_backend = "numpy"
+    assert f.lower(x).backend == "numpy"
+    assert_same(got, f(x))
+    with pytest.raises(FxadValueError, match="unknown backend"):
+        fxad.jit(f, backend="xla")
+    with pytest.raises(FxadValueError, match="jit_backend"):
+        fxad.config.jit_backend = "cuda"
+
+
+def test_without_numba_the_numpy_backend_runs_with_one_warning(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` now fails
+    monkeypatch.setattr(numba_backend, "_state", {})
+    monkeypatch.setattr(sys.modules["fxad.jit"], "_warned", threading.Event())
+    x = np.linspace(0.0, 1.0, 4)
+    f = fxad.jit(lambda x: fnp.exp(x) * 2.0, backend="numba")
+    with pytest.warns(CompilationWarning, match="compile"):
+        got = f(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = fxad.jit(lambda x: fnp.tanh(x), backend="numba")(x)  # no second warning
+    assert_same(got, fxad.jit(lambda x: fnp.exp(x) * 2.0)(x))
+    assert_same(again, np.tanh(x))
+    assert f.lower(x).backend == "numpy"
+    assert sys.modules["fxad.jit"].resolve_backend("numba") == "numpy"
+
+
+def _python(code, env):
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_the_disk_cache_serves_a_fresh_process(tmp_path):
+    env = dict(os.environ, FXAD_CACHE_DIR=str(tmp_path), PYTHONPATH=ROOT)
+    code = """
+        import numpy as np, fxad, fxad.numpy as fnp
+        f = fxad.jit(fxad.grad(lambda w, x: fnp.sum(fnp.tanh(x @ w) ** 2)), backend="numba")
+        w, x = np.linspace(-1, 1, 12).reshape(4, 3), np.linspace(0, 1, 8).reshape(2, 4)
+        low = f.lower(w, x).compile()
+        print([how for _, _, how in low.compiled.report.entries], repr(f(w, x).sum()))
+    """
+    first, second = _python(code, env), _python(code, env)
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert first.stdout.split()[0] == "['compiled']" and second.stdout.split()[0] == \
+        "['disk", second.stdout
+    assert first.stdout.split()[-1] == second.stdout.split()[-1]
+    assert any(p.name.endswith(".py") for p in (tmp_path / "numba").iterdir())
+
+
+def test_environment_variable_sets_the_default_backend(tmp_path):
+    env = dict(os.environ, FXAD_CACHE_DIR=str(tmp_path), PYTHONPATH=ROOT,
+               FXAD_JIT_BACKEND="numba")
+    out = _python("""
+        import numpy as np, fxad
+        f = fxad.jit(lambda x: x * 2.0)
+        print(fxad.config.jit_backend, f.lower(np.ones(2)).backend)
+    """, env)
+    assert out.stdout.split() == ["numba", "numba"], out.stderr
+    bad = _python("import fxad", dict(env, FXAD_JIT_BACKEND="fast"))
+    assert bad.returncode != 0 and "FXAD_JIT_BACKEND" in bad.stderr
+
+
+# --- the fuzzer's jit checks on this backend -------------------------------------------------------
+
+def test_fuzzer_jit_checks_on_the_numba_backend():
+    from tests import fuzz
+    fxad.config.jit_backend = "numba"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CompilationWarning)
+            fuzz.run_fuzz(40, props=["jit", "jit_grad", "vmap", "hessians", "dtypes"],
+                          skip_known=True)
+    finally:
+        fxad.config.jit_backend = "numpy"
