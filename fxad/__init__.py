@@ -4,12 +4,24 @@ from . import _versions  # noqa: F401  (first: refuses a NumPy older than the de
 from . import lax, tree_util  # noqa: F401  (lax defines every primitive)
 from . import numpy  # noqa: F401  (attaches operators to Tracer)
 from .api import (  # noqa: F401
-    ShapeDtypeStruct, grad, hessian, hvp, jacfwd, jacrev, jvp, linear_transpose, linearize,
-    make_jaxpr, pure_callback, stop_gradient, value_and_grad, vjp, vmap)
+    grad, hessian, hvp, jacfwd, jacrev, jvp, linear_transpose, linearize, make_jaxpr,
+    pure_callback, stop_gradient, value_and_grad, vjp, vmap)
+from .api import jacrev as jacobian  # noqa: F401  (JAX's alias)
+from .api.array import Array  # noqa: F401
+from .api.closure import closure_convert, named_call  # noqa: F401
+from .api.devices import (  # noqa: F401  (one CPU device: for JAX code)
+    Device, block_until_ready, default_backend, device_count, device_get, device_put, devices,
+    local_device_count, local_devices, process_count, process_index, typeof)
+from .api.shapes import ShapeDtypeStruct, eval_shape  # noqa: F401
 from .core import ShapedArray, Tracer  # noqa: F401
-from .jit import jit  # noqa: F401
-from .custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: F401
-from . import errors, nn, random, scipy  # noqa: F401
+from .jit import disable_jit, jit  # noqa: F401
+from . import flatten_util, tree  # noqa: F401
+from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from .api.remat import checkpoint, checkpoint_name  # noqa: F401
+from . import checkpoint_policies  # noqa: F401
+from . import debug, errors, nn, random, scipy  # noqa: F401
 from .debug import config, debug_nans  # noqa: F401
+
+remat = checkpoint
 
 __version__ = "0.1.0"

@@ -181,9 +181,11 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     return tree_unflatten(tree, outs)
 
 
-def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
+def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
+              unroll: int | bool | None = None) -> Any:
     """for i in range(lower, upper): val = body_fun(i, val). Static bounds lower to scan
-    (reverse mode everywhere); traced bounds to while_loop."""
+    (reverse mode everywhere); traced bounds to while_loop. `unroll` is accepted for JAX
+    code: the loop runs as generated code either way."""
     static = not isinstance(lower, Tracer) and not isinstance(upper, Tracer)
     if static:
         lo, hi = int(lower), int(upper)

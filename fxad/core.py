@@ -449,7 +449,14 @@ class Tracer:
         if not np.issubdtype(self.dtype, np.integer):
             raise FxadTypeError(f"only integer values can be used as an index, got "
                                 f"{self.aval.str_short()}")
-        return int(self.concrete_value("int() / indexing"))
+        try:
+            return int(self.concrete_value("int() / indexing"))
+        except ConcretizationError as e:
+            raise ConcretizationError(
+                f"{e} If this is an index into a NumPy array (`a[i]`), use "
+                "fxad.numpy.take(a, i, axis), or make `a` with fxad.numpy "
+                "(fxad.numpy.asarray(a)[i] takes traced indices); for a slice at a traced "
+                "position, fxad.lax.dynamic_slice_in_dim.") from None
 
     def _scalar(self, conv, name):
         self._check_alive(name)
@@ -473,13 +480,41 @@ class Tracer:
         raise TracerArrayConversionError(
             f"NumPy tried to convert a traced value ({self.aval.str_short()}, under "
             f"'{self._trace.name}') into a plain array, which would lose the trace. Use "
-            "fxad.numpy (or NumPy functions fxad dispatches) on traced values; to index a "
-            "NumPy array with a traced index use fxad.numpy.take(a, i, axis) or "
-            "fxad.lax.getitem(a, i); if you really want the number, compute it outside the "
+            "fxad.numpy (or NumPy functions fxad dispatches) on traced values: for "
+            "np.asarray(x), fxad.numpy.asarray(x); for `a.dot(x)` on a NumPy array, `a @ x`; "
+            "for `a[i]` with a traced i, fxad.numpy.take(a, i, axis) or "
+            "fxad.numpy.asarray(a)[i]. If you really want the number, compute it outside the "
             "transformation.")
 
     def __repr__(self):
-        return f"{type(self).__name__}<{self._trace.name}>({self.aval.str_short()})"
+        head = f"{type(self).__name__}<{self._trace.name}>({self.aval.str_short()}"
+        value = self._known_value()
+        if value is None:
+            return head + ")"
+        return f"{head}, value={np.array2string(np.asarray(value), separator=' ')})"
+
+    def __format__(self, spec):
+        """f-strings and str.format show the value when it is known (eager grad, jvp),
+        like print(); a staged or batched value shows its repr."""
+        value = self._known_value()
+        if value is None:
+            if not spec:
+                return repr(self)
+            raise ConcretizationError(
+                f"formatting a traced value with {spec!r} needs its value, which is not known "
+                f"under '{self._trace.name}' ({self.aval.str_short()}). Use "
+                "fxad.debug.print('{x:" + spec + "}', x=x), which prints the values when the "
+                "program runs.")
+        value = np.asarray(value)
+        return format(value[()] if value.ndim == 0 else value, spec)
+
+    def _known_value(self):
+        """The concrete value behind this tracer when it has one (eager jvp, linearize and
+        grad carry their primals), else None: for printing only, never for computing."""
+        try:
+            return self.concrete_value("repr")
+        except ConcretizationError:
+            return None
 
     def __hash__(self):
         raise TypeError("traced arrays are unhashable")

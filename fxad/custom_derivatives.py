@@ -69,6 +69,24 @@ def _n_positional(sig):
                for p in sig.parameters.values())
 
 
+def _nondiff_positions(sig, nums, names, fun):
+    """nondiff_argnums with the positions of the parameters named in nondiff_argnames
+    added (JAX resolves names against the signature the same way)."""
+    nums = tuple(int(i) for i in nums)
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if not names:
+        return nums
+    fname = getattr(fun, "__name__", "the function")
+    params = [] if sig is None else [p for p in sig.parameters.values()
+                                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    where = {p.name: i for i, p in enumerate(params)}
+    for n in names:
+        if n not in where:
+            raise FxadTypeError(f"nondiff_argnames contains {n!r}, which is not a positional "
+                                f"parameter of {fname}; name one of {sorted(where)}")
+    return tuple(dict.fromkeys(nums + tuple(where[n] for n in names)))
+
+
 def _split_nondiff(args, nondiff):
     return [a for i, a in enumerate(args) if i in nondiff], \
         [a for i, a in enumerate(args) if i not in nondiff]
@@ -134,12 +152,14 @@ class custom_jvp:
     """A function with a custom JVP rule: `@custom_jvp def f(x): ...`, then
     `@f.defjvp def f_jvp(primals, tangents): return f(*primals), tangent_out`."""
 
-    def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
+    def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = (),
+                 nondiff_argnames: tuple[str, ...] = ()):
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
         self._signatures = {}
         self._sig = _signature(fun)
+        self.nondiff_argnums = _nondiff_positions(self._sig, nondiff_argnums, nondiff_argnames,
+                                                  fun)
         functools.update_wrapper(self, fun)
 
     def defjvp(self, jvp: Callable) -> Callable:
@@ -202,12 +222,14 @@ class custom_vjp:
     """A function with a custom VJP: `f.defvjp(fwd, bwd)` with `fwd(*args) -> (out, res)`
     (res: any pytree) and `bwd(res, ct) -> tuple of cotangents, one per argument`."""
 
-    def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
+    def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = (),
+                 nondiff_argnames: tuple[str, ...] = ()):
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
         self._signatures = {}
         self._sig = _signature(fun)
+        self.nondiff_argnums = _nondiff_positions(self._sig, nondiff_argnums, nondiff_argnames,
+                                                  fun)
         self._check_fwd = True  # off for checkpoint, whose fwd is fun itself
         self._remat = None  # checkpoint's function: its bwd differentiates only what is needed
         functools.update_wrapper(self, fun)
@@ -250,7 +272,7 @@ class custom_vjp:
         def flat_bwd(residuals, cts, needed=None):
             ct = tree_unflatten(store["out"], cts)
             if self._remat is not None:  # checkpoint: recompute, differentiate what is needed
-                return _remat_bwd(self._remat, full, residuals, ct, needed)
+                return self._remat(full, residuals, ct, needed)
             got = self.bwd(*nd_vals, tree_unflatten(store["res"], residuals), ct)
             if not isinstance(got, (tuple, list)) or len(got) != len(dyn):
                 raise FxadTypeError(
@@ -283,23 +305,24 @@ class custom_vjp:
                         c = unbroadcast(c, aa)
                     out.append(c)
             return out
+        flat_fwd.owner = self  # forward mode recognizes fwd calling this function again
         outs = custom_vjp_call_p.bind(*leaves, fun=flat_fun, fwd=flat_fwd, bwd=flat_bwd,
                                       name=name)
         return tree_unflatten(store["out"], outs)
 
 
-def checkpoint(fun: Callable, policy: None = None) -> Callable:
-    """Rematerialization: residuals inside `fun` are not kept; the backward pass recomputes
-    them from the inputs. Implemented as a custom_vjp whose residuals are the inputs."""
-    if policy is not None:
-        raise NotImplementedError("checkpoint policies are not implemented yet; "
-                                  "policy=None recomputes everything inside the function")
+def checkpoint(fun: Callable, static_argnums: tuple[int, ...] = ()) -> Callable:
+    """Rematerialization of everything inside `fun`: its residuals are not kept; the backward
+    pass recomputes them from the inputs. A custom_vjp whose residuals are the inputs
+    (`static_argnums` are its non-differentiable arguments). fxad.checkpoint (api/remat.py)
+    adds policies on top of this."""
 
     # Built once per checkpoint() call and owned by the wrapper (no global cache that would
     # keep user closures alive).
-    f = custom_vjp(fun)
-    f._check_fwd, f._remat = False, fun
-    f.defvjp(lambda *args: (fun(*args), args), None)  # the backward pass is _remat_bwd
+    f = custom_vjp(fun, nondiff_argnums=static_argnums)
+    f._check_fwd, f._remat = False, functools.partial(_remat_bwd, fun)
+    f.defvjp(lambda *args: (fun(*args), [a for i, a in enumerate(args)
+                                         if i not in f.nondiff_argnums]), None)
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
@@ -325,9 +348,6 @@ def _remat_bwd(fun, full, leaves, ct, needed=None):
     for i, c in zip(idx, got):
         out[i] = c
     return out
-
-
-remat = checkpoint
 
 
 def linear_call(fun: Callable, fun_transpose: Callable, residual_args: Any,

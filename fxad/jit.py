@@ -7,6 +7,7 @@ signatures, static arguments, the caches, the choice of backend.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
@@ -16,7 +17,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .core import _PY_SCALARS, BoundedCache, Tracer, avals_key, check_output, get_aval
+from .core import (_PY_SCALARS, BoundedCache, ShapedArray, Tracer, avals_key, check_output,
+                   get_aval)
 from .errors import CompilationWarning, FxadTypeError, FxadValueError
 from .ir import numba_backend
 from .ir.codegen import compiled_for
@@ -91,12 +93,14 @@ class Lowered:
     """What jit runs for one signature: the staged jaxpr (`.jaxpr`), the compiled program
     (`.compiled`), its code (`.as_text()`). On the numba backend `.as_text()` also shows the
     Numba source and the equations that run on NumPy; `.segments` and `.fallbacks` list
-    them, `.compile()` runs the program once on the lowered arguments (compiling it, or
-    loading it from the disk cache) and `.compile_seconds` says how long that took."""
+    them. `.compile()` gives the callable program (JAX's staged-compilation API), compiling
+    it now; `.compile_seconds` then says how long compiling (or loading from the disk cache)
+    took."""
 
-    def __init__(self, jaxpr, backend="numpy", args=()):
+    def __init__(self, jaxpr, backend="numpy", args=(), jitted=None, key=None, static=None):
         self.jaxpr, self.backend, self._args = jaxpr, backend, args
         self.compiled = compiled_for(jaxpr, boundary=True, backend=backend)
+        self._jitted, self._key, self._static = jitted, key, static
 
     def as_text(self):
         describe = getattr(self.compiled, "describe", None)
@@ -114,13 +118,50 @@ class Lowered:
             return 0.0
         return report.seconds if report.entries else None
 
-    def compile(self):
-        """Run the program once on the lowered arguments: every segment compiles now."""
-        self.compiled(*self._args)
-        return self
-
     def __str__(self):
         return self.as_text()
+
+    def compile(self) -> "Compiled":
+        """The callable program. On the numba backend it compiles now (or loads from the disk
+        cache), by running once on the lowered arguments when they are arrays."""
+        if self.backend != "numpy" and not any(_shape_struct(a) for a in self._args):
+            self.compiled(*self._args)
+        return Compiled(self)
+
+
+class Compiled:
+    """A lowered signature, callable: called with the dynamic arguments only (static ones
+    were fixed when lowering, as in JAX), which must have the lowered structure, shapes and
+    dtypes."""
+
+    def __init__(self, lowered):
+        self.lowered = lowered
+
+    def as_text(self):
+        return self.lowered.as_text()
+
+    compile_seconds = property(lambda self: self.lowered.compile_seconds)
+    compiled = property(lambda self: self.lowered.compiled)  # the program (backend's form)
+
+    def __call__(self, *args, **kwargs):
+        low = self.lowered
+        jitted, (nums, names) = low._jitted, low._static
+        full, it = [], iter(args)
+        for i in range(len(args) + len(nums)):
+            full.append(nums[i] if i in nums else next(it, _MISSING))
+        if any(a is _MISSING for a in full):
+            raise FxadTypeError("compiled program called with too few arguments; pass the "
+                                "dynamic arguments only (static ones are fixed by lower)")
+        kwargs = dict(kwargs, **names)
+        key = jitted._signature(full, kwargs)
+        if key != low._key:
+            raise FxadTypeError("compiled program called with arguments whose structure, "
+                                "shapes or dtypes differ from those it was lowered for; "
+                                "lower it again for these arguments")
+        return jitted(*full, **kwargs)
+
+
+_MISSING = object()
 
 
 def _static_key(v, i):
@@ -181,7 +222,8 @@ def _resolve_static(fun, nums, names):
 class _Jitted:
     CACHE_SIZE = 64  # signatures kept per function (least recently used dropped)
 
-    def __init__(self, fun, static_argnums, static_argnames, backend=None):
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums=(),
+                 donate_argnames=(), backend=None):
         if not callable(fun):
             raise FxadTypeError(f"jit expects a function, got {type(fun).__name__}")
         self.fun = fun
@@ -189,6 +231,10 @@ class _Jitted:
         self.static_argnums, self.static_argnames, self._strict = _resolve_static(
             fun, _as_tuple(static_argnums, int, "static_argnums"),
             _as_tuple(static_argnames, str, "static_argnames"))
+        # Donation lets XLA reuse an input's buffer; fxad's programs never write into their
+        # inputs, so it is checked for well-formedness and otherwise has no effect.
+        _as_tuple(donate_argnums, int, "donate_argnums")
+        _as_tuple(donate_argnames, str, "donate_argnames")
         self.cache = BoundedCache(self.CACHE_SIZE)
         self.fast = BoundedCache(self.CACHE_SIZE)  # _fast_key -> (compiled, output tree)
         functools.update_wrapper(self, fun)
@@ -218,8 +264,9 @@ class _Jitted:
         # Python scalars stay Python scalars: their avals are weak, so they promote as they do
         # eagerly (float32 array * 2.0 is float32), and the weak flag is part of the key.
         flat = [x if hasattr(x, "aval") or isinstance(x, np.ndarray) or type(x) in _PY_SCALARS
-                else np.asarray(x) for x in flat]
-        avals = [get_aval(x) for x in flat]
+                or _shape_struct(x) else np.asarray(x) for x in flat]
+        avals = [ShapedArray(x.shape, x.dtype) if _shape_struct(x) else get_aval(x)
+                 for x in flat]
         skey = tuple(_static_key(args[i], i) for i in static) + \
             tuple((k, _static_key(kwargs[k], k)) for k in sorted(kwargs)
                   if k in self.static_argnames)
@@ -244,7 +291,17 @@ class _Jitted:
             self.cache[key] = entry
         return entry, flat
 
+    def _signature(self, args, kwargs):
+        """The cache key of a call (for Compiled's check)."""
+        static = self._static_positions(len(args))
+        dyn = ([a for i, a in enumerate(args) if i not in static],
+               {k: v for k, v in kwargs.items() if k not in self.static_argnames})
+        flat, tree = tree_flatten(dyn)
+        return tree, tuple((tuple(np.shape(x)), _dtype(x)) for x in flat)
+
     def __call__(self, *args, **kwargs):
+        if _state.disabled:
+            return self.fun(*args, **kwargs)
         backend = self.backend or _default["backend"]
         if backend != "numpy":
             backend = resolve_backend(backend)
@@ -268,10 +325,14 @@ class _Jitted:
         return tree_unflatten(out_tree, [_writeable(o) for o in outs])
 
     def lower(self, *args, **kwargs):
-        """The staged and compiled program for these arguments (`.as_text()` shows it; see
-        Lowered)."""
+        """The staged and compiled program for these arguments (`.as_text()` shows it;
+        `.compile()` makes it callable). ShapeDtypeStructs may stand for arrays."""
         (closed, _), flat = self._prepare(args, kwargs)
-        return Lowered(closed, resolve_backend(self.backend), flat)
+        static = self._static_positions(len(args))
+        fixed = ({i: args[i] for i in static},
+                 {k: v for k, v in kwargs.items() if k in self.static_argnames})
+        return Lowered(closed, resolve_backend(self.backend), flat, self,
+                       self._signature(args, kwargs), fixed)
 
 
 class _BoundJitted:
@@ -320,25 +381,67 @@ def _walk(xs, key, leaves, depth):
         elif isinstance(a, np.generic):
             key.append((a.shape, a.dtype))
             leaves.append(np.asarray(a))
+        elif isinstance(a, np.ndarray):  # a subclass (fxad.numpy's arrays): as a plain one
+            key.append((a.shape, a.dtype))
+            leaves.append(a.view(np.ndarray))
         else:
             return False
     return True
 
 
 def _writeable(x):
-    if type(x) is np.ndarray and not x.flags.writeable:
-        return x.copy()
+    if type(x) is np.ndarray:
+        return x if x.flags.writeable else x.copy()
+    if isinstance(x, np.ndarray):  # a subclass (fxad.numpy's indexable constants): plain
+        return _writeable(x.view(np.ndarray))
     return x
 
 
+def _shape_struct(x):
+    """A stand-in for an array (a ShapeDtypeStruct): shape and dtype, but no values."""
+    return (not isinstance(x, (np.ndarray, np.generic, Tracer)) and type(x) not in _PY_SCALARS
+            and hasattr(x, "shape") and hasattr(x, "dtype") and not hasattr(x, "__array__"))
+
+
+def _dtype(x):
+    if _shape_struct(x) or isinstance(x, Tracer):
+        return np.dtype(x.dtype)
+    return type(x) if type(x) in _PY_SCALARS else np.asarray(x).dtype
+
+
+class _State(threading.local):
+    disabled = False
+
+
+_state = _State()
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+    """Within the block (this thread), jitted functions run their Python code eagerly, on
+    concrete values: print and pdb see numbers. Nested blocks restore the previous state."""
+    prev, _state.disabled = _state.disabled, bool(disable)
+    try:
+        yield
+    finally:
+        _state.disabled = prev
+
+
 def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), backend: str | None = None) -> Any:
+        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Sequence[str] = (), keep_unused: bool = False,
+        device: Any = None, backend: str | None = None, inline: bool = False) -> Any:
     """Stage `fun` once per signature (pytree structure, shapes, dtypes, static values),
     simplify the program and run generated code on later calls: NumPy code (backend
     "numpy"), or native code compiled with Numba (backend "numba": elementwise chains fused,
     loops compiled; needs `pip install fxad[compile]`, else NumPy is used). The default,
-    None, follows `fxad.config.jit_backend` (environment variable FXAD_JIT_BACKEND) at each
-    call."""
+    None (or JAX's "cpu"), follows `fxad.config.jit_backend` (environment variable
+    FXAD_JIT_BACKEND) at each call. `donate_argnums`, `donate_argnames`, `keep_unused`,
+    `device` and `inline` are accepted for JAX code and change nothing (fxad runs on the
+    CPU and never writes into its inputs)."""
+    backend = None if backend == "cpu" else backend
     if fun is None:
-        return lambda f: jit(f, static_argnums, static_argnames, backend)
-    return _Jitted(fun, static_argnums, static_argnames, backend)
+        return lambda f: jit(f, static_argnums, static_argnames, donate_argnums,
+                             donate_argnames, backend=backend)
+    return _Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                   backend)

@@ -2,6 +2,7 @@
 structured control flow."""
 from .rules.ops import *  # noqa: F401,F403  (every primitive's bind wrapper; see __all__ there)
 from .control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: F401
+from .lax_more import *  # noqa: F401,F403  (JAX's signatures where they differ from ops')
 from .implicit import custom_linear_solve, custom_root  # noqa: F401
 from .lax_convolution import (  # noqa: F401,E402
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,

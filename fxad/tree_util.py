@@ -6,6 +6,7 @@ its shape, so transformations can work on flat lists and cache on structure.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import OrderedDict
 from typing import Any, Callable, Iterable
 
@@ -15,7 +16,13 @@ from .core import _NP_SCALAR_TYPES
 
 __all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_leaves", "tree_structure", "tree_map", "treedef_children", "tree_all",
-           "tree_flatten_up_to", "broadcast_prefix"]
+           "tree_flatten_up_to", "broadcast_prefix", "tree_reduce", "tree_transpose",
+           "treedef_is_leaf", "treedef_tuple", "all_leaves", "flatten_one_level",
+           "SequenceKey", "DictKey", "GetAttrKey", "FlattenedIndexKey", "keystr",
+           "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path",
+           "register_pytree_with_keys", "register_pytree_node_class",
+           "register_pytree_with_keys_class", "register_dataclass", "register_static",
+           "Partial"]
 
 # type -> (flatten_fn, unflatten_fn). Keyed by exact type: a dict hit is the
 # cheapest possible test on the hot path.
@@ -344,3 +351,250 @@ def broadcast_prefix(prefix_tree: Any, full_tree: Any,
     for p, sub in zip(leaves, treedef.flatten_up_to(full_tree)):
         result.extend([p] * tree_structure(sub).num_leaves)
     return result
+
+
+def tree_reduce(function: Callable, tree: Any, *initializer: Any,
+                is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """functools.reduce(function, leaves[, initializer])."""
+    import functools
+    return functools.reduce(function, tree_leaves(tree, is_leaf), *initializer)
+
+
+def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    return treedef._kind == _LEAF
+
+
+def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
+    """The treedef of a tuple whose children have these treedefs."""
+    return PyTreeDef(_REG, tuple, None, tuple(treedefs), _registry[tuple][1])
+
+
+def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """Is every element a leaf (a pytree of one leaf and no node)?"""
+    return all(treedef_is_leaf(tree_structure(x, is_leaf)) for x in iterable)
+
+
+def flatten_one_level(tree: Any) -> tuple[list, Any]:
+    """(children, node metadata) of the top node; a ValueError for a leaf."""
+    d = _decompose(tree)
+    if d is None:
+        raise ValueError(f"flatten_one_level: {type(tree).__name__} is a leaf, not a node")
+    return list(d[1]), d[2]
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+                   pytree_to_transpose: Any) -> Any:
+    """A tree with structure outer(inner(leaves)) as one with structure inner(outer(...))."""
+    flat = tree_leaves(pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+    n_out, n_in = outer_treedef.num_leaves, inner_treedef.num_leaves
+    if len(flat) != n_out * n_in:
+        raise ValueError(f"tree_transpose: the tree has {len(flat)} leaves, but outer "
+                         f"{outer_treedef} times inner {inner_treedef} makes {n_out * n_in}")
+    cols = [[flat[i * n_in + j] for i in range(n_out)] for j in range(n_in)]
+    return inner_treedef.unflatten([outer_treedef.unflatten(c) for c in cols])
+
+
+# --- key paths: where each leaf sits -----------------------------------------------------------
+
+class _Key:
+    __slots__ = ()
+    _field = ""
+
+    def __eq__(self, other):
+        return type(other) is type(self) and getattr(self, self._field) == \
+            getattr(other, self._field)
+
+    def __hash__(self):
+        return hash((type(self), getattr(self, self._field)))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._field}={getattr(self, self._field)!r})"
+
+
+class SequenceKey(_Key):
+    """The position in a tuple or list: `[0]`."""
+    __slots__ = ("idx",)
+    _field = "idx"
+
+    def __init__(self, idx):
+        self.idx = idx
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+
+class DictKey(_Key):
+    """The key in a dict: `['a']`."""
+    __slots__ = ("key",)
+    _field = "key"
+
+    def __init__(self, key):
+        self.key = key
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+
+class GetAttrKey(_Key):
+    """The field of a namedtuple or dataclass: `.name`."""
+    __slots__ = ("name",)
+    _field = "name"
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f".{self.name}"
+
+
+class FlattenedIndexKey(_Key):
+    """The position among a custom node's children (registered without keys)."""
+    __slots__ = ("key",)
+    _field = "key"
+
+    def __init__(self, key):
+        self.key = key
+
+    def __str__(self):
+        return f"[<flat index {self.key}>]"
+
+
+def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
+    """A key path as text: `['a'][0].x`; with `simple`, bare keys joined by `separator`."""
+    if not simple:
+        return separator.join(str(k) for k in keys)
+    return separator.join(str(getattr(k, k._field)) if isinstance(k, _Key) else str(k)
+                          for k in keys)
+
+
+_key_registry: dict[type, Callable] = {}  # type -> flatten_with_keys(x) -> (((key, child),...), aux)
+
+
+def _child_keys(x, kind, aux, n):
+    t = type(x)
+    if kind == _NT:
+        return [GetAttrKey(f) for f in t._fields]
+    if kind == _DC:
+        return [GetAttrKey(f) for f in aux]
+    if t is tuple or t is list:
+        return [SequenceKey(i) for i in range(n)]
+    if t is dict or t is OrderedDict:
+        return [DictKey(k) for k in aux]
+    keyed = _key_registry.get(t)
+    if keyed is not None:
+        return [k for k, _ in keyed(x)[0]]
+    return [FlattenedIndexKey(i) for i in range(n)]
+
+
+def tree_flatten_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                           ) -> tuple[list[tuple[tuple, Any]], PyTreeDef]:
+    """([(key path, leaf), ...], treedef): each leaf with the keys that lead to it."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    paths, stack = [], [(treedef, tree, ())]  # iterative: trees may be deep
+    while stack:
+        td, x, path = stack.pop()
+        if td._kind == _LEAF:
+            paths.append(path)
+            continue
+        _, children, aux, _ = _decompose(x)
+        children = list(children)
+        keys = _child_keys(x, td._kind, aux, len(children))
+        stack.extend(reversed([(c_td, c, path + (k,)) for c_td, c, k in
+                               zip(td._children, children, keys)]))
+    return list(zip(paths, leaves)), treedef
+
+
+def tree_leaves_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f: Callable, tree: Any, *rest: Any,
+                       is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """f(key path, leaf, *corresponding leaves of `rest`) for every leaf of `tree`."""
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    others = [treedef.flatten_up_to(r) for r in rest]
+    return treedef.unflatten(f(p, x, *o) for (p, x), *o in zip(pairs, *others))
+
+
+# --- more ways to register node types ---------------------------------------------------------
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
+                              unflatten_func: Callable,
+                              flatten_func: Callable | None = None) -> None:
+    """Like register_pytree_node, with `flatten_with_keys(x) -> (((key, child), ...), aux)`
+    naming each child in key paths."""
+    if flatten_func is None:
+        def flatten_func(x):
+            pairs, aux = flatten_with_keys(x)
+            return [c for _, c in pairs], aux
+    register_pytree_node(nodetype, flatten_func, unflatten_func)
+    _key_registry[nodetype] = flatten_with_keys
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Class decorator: the class's own `tree_flatten()` and classmethod
+    `tree_unflatten(aux, children)` make it a node."""
+    register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
+    return cls
+
+
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Class decorator with `tree_flatten_with_keys()` and `tree_unflatten(aux, children)`."""
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
+                              getattr(cls, "tree_flatten", None) and (lambda x: x.tree_flatten()))
+    return cls
+
+
+def register_dataclass(nodetype: type | None = None, data_fields=None, meta_fields=None,
+                       drop_fields=()) -> Any:
+    """A dataclass whose `data_fields` are children and `meta_fields` static metadata (part
+    of the treedef, so they must be hashable). Without field lists, a field is metadata when
+    declared with `dataclasses.field(metadata=dict(static=True))`. Usable as a decorator,
+    also through functools.partial."""
+    if nodetype is None:
+        return lambda cls: register_dataclass(cls, data_fields, meta_fields, drop_fields)
+    if data_fields is None or meta_fields is None:
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(f"register_dataclass: {nodetype.__name__} is not a dataclass; pass "
+                            "data_fields and meta_fields")
+        fields = [f for f in dataclasses.fields(nodetype) if f.init and f.name not in drop_fields]
+        if meta_fields is None:
+            meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+        if data_fields is None:
+            data_fields = [f.name for f in fields if f.name not in meta_fields]
+    data, meta = tuple(data_fields), tuple(meta_fields)
+
+    def flatten_with_keys(x):
+        return ([(GetAttrKey(n), getattr(x, n)) for n in data],
+                tuple(getattr(x, n) for n in meta))
+
+    def unflatten(aux, children):
+        return nodetype(**dict(zip(data, children)), **dict(zip(meta, aux)))
+    register_pytree_with_keys(nodetype, flatten_with_keys, unflatten,
+                              lambda x: ([getattr(x, n) for n in data],
+                                         tuple(getattr(x, n) for n in meta)))
+    return nodetype
+
+
+def register_static(cls: type) -> type:
+    """Instances of `cls` are nodes with no children: the value itself is metadata (so it
+    must be hashable), and transformations never see it as an array."""
+    register_pytree_node(cls, lambda x: ((), x), lambda aux, _: aux)
+    return cls
+
+
+class Partial(functools.partial):
+    """functools.partial that is a pytree: the bound arguments are its children (so arrays
+    in them are traced), the function is metadata. Pass one to a transformed function."""
+
+    def __new__(cls, func, *args, **kw):
+        if isinstance(func, functools.partial):  # flatten, as functools.partial does
+            args, kw = func.args + args, {**func.keywords, **kw}
+            func = func.func
+        return super().__new__(cls, func, *args, **kw)
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, ch: Partial(func, *ch[0], **ch[1]))

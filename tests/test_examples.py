@@ -23,6 +23,8 @@ EXPECT = {
     "custom_rules.py": "hessian(safe_norm) matches",
     "show_program.py": "wrote the grad program as DOT",
     "plain_numpy_science.py": "jit(grad) and vmap(grad) agree with grad",
+    "jax_autodiff_cookbook.py": "autodiff cookbook: every cell ran",
+    "jax_custom_derivative_rules.py": "custom derivative rules: every cell ran",
     "ode_fit.py": "fitted Lotka-Volterra parameters",
     "hyperparameter_gradient.py": "implicit gradient matches finite differences",
 }

@@ -13,28 +13,7 @@ from ..rules.callback import VMAP_METHODS
 from ..rules.callback import pure_callback as _bind
 from ..tree_util import tree_flatten, tree_unflatten
 from .common import _leaf
-
-
-class ShapeDtypeStruct:
-    """A shape and a dtype, standing for an array that does not exist yet (JAX's name)."""
-    __slots__ = ("shape", "dtype")
-
-    def __init__(self, shape, dtype):
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-
-    def __repr__(self):
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
-
-    def __eq__(self, other):
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == \
-            (other.shape, other.dtype)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype))
+from .shapes import ShapeDtypeStruct  # noqa: F401  (declarations; fxad.ShapeDtypeStruct)
 
 
 def _declared(x):

@@ -9,7 +9,8 @@ from ..core import (get_aval, is_float)
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero, jvp_flat
 from ..interpreters.partial_eval import linearize_flat
-from ..ir.jaxpr import eval_jaxpr
+from ..ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from ..ir.simplify import dce
 from ..tree_util import tree_flatten, tree_unflatten
 from .common import (_check_callable, _check_tangent, _check_tuple, _flat_fun, _leaf, _result,
                      _split_aux)
@@ -42,13 +43,21 @@ def _jvp(f, primals, tangents, has_aux, name):
     return (out, tout, aux) if has_aux else (out, tout)
 
 
-def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
-    """(f(*primals), f_jvp) where f_jvp evaluates only the staged linear tangent program."""
+def linearize(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """(f(*primals), f_jvp) where f_jvp evaluates only the staged linear tangent program;
+    with `has_aux` (f returns (output, aux)): (output, f_jvp, aux)."""
     _check_callable("linearize", f)
     flat_p, tree_p = tree_flatten(primals)
     flat_p = [_leaf(p) for p in flat_p]
-    fun, store = _flat_fun(f, tree_p, where="linearize")
+    fun, store = _flat_fun(f, tree_p, has_aux, where="linearize")
     outs, lin = linearize_flat(fun, flat_p)
+    n_out = store["n_out"]
+    if has_aux:  # f_jvp computes the output tangents only, none of the aux
+        j = lin.jaxpr.jaxpr
+        keep = sum(lin.out_mask[:n_out])
+        lin.jaxpr = dce(ClosedJaxpr(Jaxpr(j.constvars, j.invars, j.eqns, j.outvars[:keep]),
+                                    lin.jaxpr.consts))
+        lin.out_avals, lin.out_mask = lin.out_avals[:n_out], lin.out_mask[:n_out]
     lin.jaxpr = lin.jaxpr.snapshot()  # f_jvp outlives this call: its residuals are its own
 
     def f_jvp(*tangents):
@@ -62,6 +71,7 @@ def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
         res = iter(eval_jaxpr(lin.jaxpr.jaxpr, lin.jaxpr.consts, *ins))
         flat_out = [next(res) if m else np.zeros(a.shape, a.dtype)
                     for a, m in zip(lin.out_avals, lin.out_mask)]
-        return tree_unflatten(store["out"], [_result(x) for x in flat_out])
+        return tree_unflatten(store["out"], [_result(x) for x in flat_out[:n_out]])
     f_jvp.jaxpr = lin.jaxpr  # the linear program, for reading: print(f_jvp.jaxpr)
-    return tree_unflatten(store["out"], [_result(x) for x in outs]), f_jvp
+    out, aux = _split_aux(outs, store, has_aux)
+    return (out, f_jvp, aux) if has_aux else (out, f_jvp)

@@ -144,11 +144,13 @@ def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
     return jac
 
 
-def hessian(f: Callable, argnums: Argnums = 0, holomorphic: bool = False) -> Callable:
-    """jacfwd(jacrev(f)): forward over reverse."""
+def hessian(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable:
+    """jacfwd(jacrev(f)): forward over reverse. With `has_aux`, f returns (output, aux) and
+    the result is (hessian, aux)."""
     _check_callable("hessian", f)
-    h = _jacfwd(jacrev(f, argnums, holomorphic=holomorphic), argnums, False, holomorphic,
-                "hessian")
+    h = _jacfwd(jacrev(f, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                has_aux, holomorphic, "hessian")
 
     def hess(*args, **kwargs):
         _argnums_split("hessian", args, argnums)  # so a bad argnums error names hessian

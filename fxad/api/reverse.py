@@ -66,7 +66,7 @@ def _vjp_leaves(f, flat_p, tree_p, has_aux, name, snapshot=False, once=False):
     return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 
 
-def _value_and_grad(f, argnums, has_aux, holomorphic, name):
+def _value_and_grad(f, argnums, has_aux, holomorphic, name, allow_int=False):
     _check_callable(name, f)
     splits = {}  # number of positional arguments -> checked (single, nums)
 
@@ -78,7 +78,8 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name):
         dyn = tuple(args[i] for i in nums)
         flat_p, tree_p = tree_flatten(dyn)
         flat_p = [_leaf(p) for p in flat_p]
-        _check_inputs(name, dyn, nums, flat_p, holomorphic)
+        if not allow_int:
+            _check_inputs(name, dyn, nums, flat_p, holomorphic)
         res = _vjp_leaves(_partial(f, args, nums, kwargs), flat_p, tree_p, has_aux, name,
                           once=True)
         out, f_vjp = res[0], res[1]
@@ -101,15 +102,17 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name):
 
 
 def value_and_grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
-                   holomorphic: bool = False) -> Callable:
+                   holomorphic: bool = False, allow_int: bool = False) -> Callable:
     """(f(*args), ∇f(*args)) for a scalar-valued f, by reverse mode."""
-    return _value_and_grad(f, argnums, has_aux, holomorphic, "value_and_grad")
+    return _value_and_grad(f, argnums, has_aux, holomorphic, "value_and_grad", allow_int)
 
 
 def grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
-         holomorphic: bool = False) -> Callable:
-    """∇f for a scalar-valued f (reverse mode: linearize, then transpose)."""
-    vg = _value_and_grad(f, argnums, has_aux, holomorphic, "grad")
+         holomorphic: bool = False, allow_int: bool = False) -> Callable:
+    """∇f for a scalar-valued f (reverse mode: linearize, then transpose). With
+    `allow_int`, integer arguments are accepted and get integer zeros as gradients (JAX
+    gives float0 zeros)."""
+    vg = _value_and_grad(f, argnums, has_aux, holomorphic, "grad", allow_int)
 
     def g(*args, **kwargs):
         (_, *aux), gr = vg(*args, **kwargs) if has_aux else ((None,), vg(*args, **kwargs)[1])

@@ -135,6 +135,8 @@ def eqn_lines(jaxpr, namer, ctx, indent):
         if reuse is not None:  # write the result over an input that dies here
             ufunc = ctx.name(e.primitive.inplace, e.primitive.name)
             lines.append(f"{indent}{outs} = {ufunc}({', '.join(args)}, out={namer(reuse)})")
+        elif not e.outvars:  # an effect (a callback): called for what it does
+            lines.append(f"{indent}{_expr(e, args, ctx)}")
         else:
             lines.append(f"{indent}{outs}{comma} = {_expr(e, args, ctx)}")
         if e.primitive.memory == "fresh":

@@ -55,7 +55,8 @@ def pp_eqn(eqn, namer, indent="    "):
         if params == "[]":
             params = ""
     args = " ".join(namer(v) for v in eqn.invars)
-    line = f"{outs} = {eqn.primitive.name}{params} {args}".rstrip()
+    head = f"{outs} = " if eqn.outvars else ""  # no outputs: an effect, like a call
+    line = f"{head}{eqn.primitive.name}{params} {args}".rstrip()
     for k, v in sorted(eqn.params.items()):
         if _is_subjaxpr(v):
             for i, b in enumerate(v if isinstance(v, tuple) else (v,)):

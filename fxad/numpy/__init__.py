@@ -27,7 +27,32 @@ from .creation import (  # noqa: F401
     arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, geomspace,
     identity, linspace, logspace, ones, ones_like, result_type, zeros, zeros_like)
 from . import methods as _methods  # noqa: F401  (operators and NumPy protocols on Tracer)
-from . import fft, linalg  # noqa: F401
+from .at import at  # noqa: F401
+from .more import *  # noqa: F401,F403  (more of NumPy's and jax.numpy's names)
+from .functional import *  # noqa: F401,F403
+from .poly import *  # noqa: F401,F403
+from .index_tricks import *  # noqa: F401,F403
+from .ufuncs import arccosh as acosh, arcsinh as asinh, arctanh as atanh  # noqa: F401
+from .ufuncs import invert as bitwise_invert  # noqa: F401
+from numpy import (  # noqa: F401  dtypes, dtype helpers and constants, as NumPy's
+    bool, can_cast, cdouble, character, complexfloating, csingle, double,
+    euler_gamma, finfo, flexible, floating, generic, iinfo, inexact, int_, integer, isdtype,
+    issubdtype, number, object_, promote_types, signedinteger, single, uint, uint16, uint32,
+    uint64, unsignedinteger, broadcast_shapes, bartlett, blackman, hamming, hanning, kaiser,
+    get_printoptions, printoptions, set_printoptions, array_repr, array_str, load, save,
+    savez, frombuffer, fromfile, fromiter, fromstring)
+from numpy import complex128 as complex_, float64 as float_  # noqa: F401  (JAX's aliases)
+from numpy.exceptions import ComplexWarning  # noqa: F401
+from .more import accept_sequences as _seq  # noqa: E402
+
+# Reductions accept a list of traced values (stacked), as asarray does.
+(sum, prod, mean, var, std, max, min, amax, amin, all, any, argmax, argmin, cumsum, cumprod,
+ median, average, ptp, nansum, nanmean, nanmax, nanmin, nanstd, nanvar, nanprod, quantile,
+ percentile, count_nonzero) = map(_seq, (
+    sum, prod, mean, var, std, max, min, amax, amin, all, any, argmax, argmin, cumsum,
+    cumprod, median, average, ptp, nansum, nanmean, nanmax, nanmin, nanstd, nanvar, nanprod,
+    quantile, percentile, count_nonzero))
+from . import fft, linalg  # noqa: F401,E402
 
 # NumPy dispatch (fxad/numpy/methods.py) finds fxad's counterparts of NumPy functions here.
 import sys as _sys  # noqa: E402

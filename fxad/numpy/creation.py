@@ -1,6 +1,8 @@
 """Array creation. Constants are plain NumPy arrays; only traced inputs make traced outputs."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import lax
@@ -8,8 +10,20 @@ from ..core import Tracer
 from ..errors import FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 
-zeros, ones, empty, eye, identity = np.zeros, np.ones, np.empty, np.eye, np.identity
-arange = np.arange
+from .at import indexable
+
+
+def _indexable(f):
+    """NumPy's creation function, its result an _IndexableArray view (fxad/numpy/at.py):
+    `fnp.eye(k)[y]` with a traced `y` and `fnp.zeros(n).at[i].add(v)` work, as in JAX."""
+    @functools.wraps(f)
+    def make(*args, **kwargs):
+        return indexable(f(*args, **kwargs))
+    return make
+
+
+zeros, ones, empty, eye, identity, arange = map(
+    _indexable, (np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange))
 
 
 def _like(a, dtype, shape):
@@ -19,7 +33,7 @@ def _like(a, dtype, shape):
 
 def zeros_like(a, dtype=None, shape=None):
     dt, s = _like(a, dtype, shape)
-    return np.zeros(s, dt)
+    return indexable(np.zeros(s, dt))
 
 
 empty_like = zeros_like  # "uninitialized" values: zeros are as good as any
@@ -33,7 +47,7 @@ def result_type(*arrays_and_dtypes):
 
 def ones_like(a, dtype=None, shape=None):
     dt, s = _like(a, dtype, shape)
-    return np.ones(s, dt)
+    return indexable(np.ones(s, dt))
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
@@ -46,12 +60,12 @@ def full(shape, fill_value, dtype=None):  # a traced fill value is broadcast
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         v = fill_value if dtype is None else lax.convert_element_type(fill_value, dtype)
         return lax.broadcast_to(v, shape)
-    return np.full(shape, fill_value, dtype)
+    return indexable(np.full(shape, fill_value, dtype))
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
     if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
-        return np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+        return indexable(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
     div = (num - 1) if endpoint else num
     steps = np.arange(num, dtype=np.float64) / max(div, 1)
     out = lax.add(start, lax.mul(lax.sub(stop, start), steps))
@@ -107,7 +121,7 @@ def array(obj, dtype=None, copy=True):
     if _has_tracer(obj):
         out = _stack_nested(obj)
         return out if dtype is None else lax.convert_element_type(out, dtype)
-    return np.array(obj, dtype=dtype, copy=copy)
+    return indexable(np.array(obj, dtype=dtype, copy=copy))
 
 
 def copy(a):
@@ -122,4 +136,4 @@ def asarray(obj, dtype=None):
         return obj if dtype is None else lax.convert_element_type(obj, dtype)
     if _has_tracer(obj):
         return array(obj, dtype)
-    return np.asarray(obj, dtype=dtype)
+    return indexable(np.asarray(obj, dtype=dtype))

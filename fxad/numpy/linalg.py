@@ -15,7 +15,8 @@ from ..errors import FxadValueError
 from ..rules import linalg_decomp as _dec, linalg_solve as _sol
 from ..rules.helpers import dtype_of, shape_of
 from .creation import asarray
-from .manipulation import expand_dims, matrix_transpose, moveaxis, squeeze
+from .manipulation import diagonal as _diagonal, expand_dims, matrix_transpose, moveaxis, squeeze
+from .manipulation import reshape as _reshape
 from .reductions import max as _max, min as _min, normalize_axes, sum as _sum
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -390,3 +391,74 @@ def multi_dot(arrays, *, out=None):
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "qr", "svd",
            "svdvals", "norm", "pinv", "lstsq", "matrix_rank", "cond", "matrix_power",
            "multi_dot", "outer", "matrix_transpose", "vecdot", "eig", "eigvals"]
+
+
+__all__ += ["cross", "matrix_norm", "tensorinv", "tensorsolve", "trace", "vector_norm"]
+
+
+# --- the Array API's names (matrix_norm, vector_norm, trace, cross) and the tensor solvers ------
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """The norm of each matrix (the last two axes)."""
+    x = as_float(x)
+    nd = len(shape_of(x))
+    if nd < 2:
+        raise FxadValueError("matrix_norm: x must have at least two dimensions")
+    return _matrix_norm(x, ord, nd - 2, nd - 1, keepdims)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The vector norm over `axis` (all axes by default, the array taken as one vector)."""
+    x = as_float(x)
+    nd = len(shape_of(x))
+    if axis is None:
+        out = _vector_norm(_reshape(x, (-1,)), ord, (0,), False)
+        return lax.reshape(out, (1,) * nd) if keepdims else out
+    return _vector_norm(x, ord, normalize_axes(axis, nd), keepdims)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The sum of each matrix's diagonal (the last two axes; numpy.trace uses the first
+    two)."""
+    d = _diagonal(x, offset, -2, -1)
+    return _sum(d, axis=-1, dtype=dtype)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """Cross products of 3-vectors along `axis` (the Array API's: no 2-vectors)."""
+    from .products import cross as _cross
+    if shape_of(x1)[axis] != 3 or shape_of(x2)[axis] != 3:
+        raise FxadValueError("linalg.cross: both inputs need 3 elements along axis")
+    return _cross(x1, x2, axis=axis)
+
+
+def tensorinv(a, ind=2):
+    """The inverse of `a` seen as a linear map from its last dims to its first `ind` dims."""
+    s = shape_of(a)
+    head, tail = s[:ind], s[ind:]
+    n, m = int(np.prod(head, dtype=np.int64)), int(np.prod(tail, dtype=np.int64))
+    if n != m:
+        raise FxadValueError(f"tensorinv: the first {ind} dims ({head}) and the rest ({tail}) "
+                             "must have equal products")
+    return _reshape(inv(_reshape(a, (n, m))), tail + head)
+
+
+def tensorsolve(a, b, axes=None):
+    """x with tensordot(a, x, x.ndim) == b."""
+    a = as_float(a)
+    nd = len(shape_of(a))
+    if axes is not None:
+        axes = [ax % nd for ax in axes]
+        a = moveaxis(a, axes, list(range(nd - len(axes), nd)))
+    bs = shape_of(b)
+    xs = shape_of(a)[len(bs):]
+    n = int(np.prod(bs, dtype=np.int64))
+    m = int(np.prod(xs, dtype=np.int64))
+    if n != m:
+        raise FxadValueError(f"tensorsolve: a's shape {shape_of(a)} does not give a square "
+                             f"system for b of shape {bs}")
+    return _reshape(solve(_reshape(a, (n, m)), _reshape(b, (n,))), xs)
+
+
+__all__ = ["matrix_norm", "vector_norm", "trace", "cross", "tensorinv", "tensorsolve"]
+

@@ -9,6 +9,14 @@ from ..errors import FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 from .reductions import normalize_axes
 
+# The options fxad.numpy/more.py implements (JAX's size=, the computed pad modes, take's
+# modes): it registers them here on import, as it builds on this module.
+_EXTENDED = {}
+
+
+def register_extended(**functions):
+    _EXTENDED.update(functions)
+
 
 def shape(a):
     return tuple(shape_of(a))
@@ -22,7 +30,11 @@ def size(a):
     return int(np.prod(shape_of(a), dtype=np.int64))
 
 
-def reshape(a, newshape, order="C"):
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    """NumPy 2's signature (`shape`, or the older `newshape`)."""
+    newshape = shape if newshape is None else newshape
+    if newshape is None:
+        raise FxadValueError("reshape needs the new shape: reshape(a, shape)")
     if order != "C":
         raise FxadValueError("fxad reshape supports order='C' only")
     if isinstance(newshape, (int, np.integer)):
@@ -94,16 +106,23 @@ def atleast_1d(a):
     return a if ndim(a) >= 1 else lax.reshape(a, (1,))
 
 
-def concatenate(arrays, axis=0):
-    arrays = list(arrays)
+def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    arrays = _cast_all(arrays, dtype, out, "concatenate")
     if axis is None:
         return lax.concatenate([ravel(a) for a in arrays], 0)
     nd = ndim(arrays[0])
     return lax.concatenate(arrays, int(axis) % nd)
 
 
-def stack(arrays, axis=0):
+def _cast_all(arrays, dtype, out, name):
+    if out is not None:
+        raise FxadValueError(f"{name}: out= must be None; fxad returns new arrays")
     arrays = list(arrays)
+    return arrays if dtype is None else [lax.convert_element_type(a, dtype) for a in arrays]
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    arrays = _cast_all(arrays, dtype, out, "stack")
     if not arrays:
         raise FxadValueError("need at least one array to stack")
     nd = ndim(arrays[0]) + 1
@@ -127,7 +146,11 @@ def flip(m, axis=None):
     return lax.flip(m, normalize_axes(axis, ndim(m)))
 
 
-def nonzero(a):
+def nonzero(a, *, size=None, fill_value=None):
+    """With `size` (JAX's): that many indices per dimension, padded with fill_value (0):
+    a static shape, so it stages under jit and vmap."""
+    if size is not None:
+        return _EXTENDED["nonzero_sized"](a, size, fill_value)
     return np.nonzero(_concrete(a, "nonzero (its output shape depends on the values)"))
 
 
@@ -207,9 +230,13 @@ def repeat(a, repeats, axis=None):
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 
 
-def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
+def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even", *,
+        stat_length=None, end_values=0):
     """Constant padding scatter-adds the array into a filled one; edge/reflect/symmetric/wrap
-    are gathers whose indices NumPy's own pad computes from an arange (so they match it)."""
+    are gathers whose indices NumPy's own pad computes from an arange (so they match it);
+    linear_ramp, maximum, minimum, mean and median are in fxad/numpy/more.py."""
+    if mode in ("linear_ramp", "maximum", "minimum", "mean", "median"):
+        return _EXTENDED["pad_computed"](array, pad_width, mode, stat_length, end_values)
     if mode not in _PAD_MODES:
         raise FxadValueError(f"fxad.numpy.pad supports modes {', '.join(_PAD_MODES)}, "
                              f"not {mode!r}")
@@ -272,9 +299,17 @@ def triu(m, k=0):
     return lax.select(_tri_mask(m, k, False), m, np.zeros((), dtype_of(m)))
 
 
-def take(a, indices, axis=None):
+def take(a, indices, axis=None, out=None, mode=None, *, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """NumPy's take (modes 'raise' (the default: out of bounds is an IndexError), 'wrap',
+    'clip'), and JAX's 'fill' (out-of-bounds positions get fill_value, NaN for floats) and
+    'promise_in_bounds'."""
     # getitem, not a[...]: `a` may be a NumPy array indexed by traced indices
     from ..rules.indexing import getitem
+    if out is not None:
+        raise FxadValueError("take: out= must be None; fxad returns new arrays")
+    if mode not in (None, "raise", "promise_in_bounds"):
+        return _EXTENDED["take_with_mode"](a, indices, axis, mode, fill_value)
     if axis is None:
         return getitem(ravel(a), indices)
     return getitem(a, (slice(None),) * (axis % ndim(a)) + (indices,))
@@ -294,17 +329,25 @@ def take_along_axis(arr, indices, axis):
     return getitem(arr, tuple(idx))
 
 
-def argsort(a, axis=-1):
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """The stable sorting permutation (whatever `kind` or `stable` say: a stable sort is a
+    valid answer to every request); `descending` keeps ties in index order, as JAX."""
+    if order is not None:
+        raise FxadValueError("argsort: order= (structured arrays) is not supported")
     if axis is None:
         a, axis = ravel(a), 0
-    return lax.argsort(a, axis % ndim(a))
+    axis %= ndim(a)
+    if not descending:
+        return lax.argsort(a, axis)
+    n = shape(a)[axis]
+    return lax.sub(n - 1, lax.flip(lax.argsort(lax.flip(a, (axis,)), axis), (axis,)))
 
 
-def sort(a, axis=-1):
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """Sorted values, differentiable: a gather by the (integer) sorting permutation."""
     if axis is None:
         a, axis = ravel(a), 0
-    return take_along_axis(a, argsort(a, axis), axis)
+    return take_along_axis(a, argsort(a, axis, kind, order, descending=descending), axis)
 
 
 def fliplr(m):
@@ -451,18 +494,27 @@ def _concrete(a, what):
     return a.concrete_value(what) if isinstance(a, Tracer) else np.asarray(a)
 
 
-def flatnonzero(a):
+def flatnonzero(a, *, size=None, fill_value=None):
+    if size is not None:
+        return _EXTENDED["nonzero_sized"](ravel(a), size, fill_value)[0]
     return np.flatnonzero(_concrete(a, "flatnonzero (its output shape depends on the values)"))
 
 
-def argwhere(a):
+def argwhere(a, *, size=None, fill_value=None):
+    if size is not None:
+        return stack(_EXTENDED["nonzero_sized"](a, size, fill_value), -1) if ndim(a) else \
+            np.zeros((min(size, 1), 0), np.intp)
     return np.argwhere(_concrete(a, "argwhere (its output shape depends on the values)"))
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           *, equal_nan=True):
+           *, equal_nan=True, size=None, fill_value=None, sorted=True):
     """The sorted distinct values, gathered from `ar` at their first occurrences (so they
-    carry derivatives); the indices and counts are plain integers."""
+    carry derivatives); the indices and counts are plain integers. With `size` (JAX's):
+    exactly that many values, padded with fill_value (the smallest value), staged."""
+    if size is not None:
+        return _EXTENDED["unique_sized"](ar, size, fill_value, return_index, return_inverse,
+                            return_counts, equal_nan)
     if axis is not None:
         raise FxadValueError("fxad's unique supports axis=None only")
     flat = ravel(ar)

@@ -11,6 +11,7 @@ from ..errors import FxadTypeError
 from . import creation, manipulation as shape, products, reductions, series, ufuncs
 from ..rules.elementwise import add_p, div_p, mul_p, sub_p
 from ..rules.indexing import getitem
+from .at import _IndexUpdateHelper
 
 
 def _swap(f):
@@ -101,65 +102,6 @@ def _in_place(name, instead):
 
 Tracer.sort = _in_place("sort", "x = np.sort(x)")
 Tracer.fill = _in_place("fill", "np.full_like(x, value)")
-
-
-class _IndexUpdateHelper:
-    """`x.at[idx]`: JAX's functional updates, built from gather and scatter-add so every
-    transformation handles them. set/multiply/min/max need distinct indices (checked when
-    the indices are concrete; with duplicates the result would depend on the order)."""
-    __slots__ = ("x",)
-
-    def __init__(self, x):
-        self.x = x
-
-    def __getitem__(self, idx):
-        return _IndexUpdateRef(self.x, idx)
-
-
-class _IndexUpdateRef:
-    __slots__ = ("x", "idx")
-
-    def __init__(self, x, idx):
-        self.x, self.idx = x, idx
-
-    def get(self):
-        return getitem(self.x, self.idx)
-
-    def add(self, v):
-        from ..rules.indexing import parse_index, scatter_add
-        spec, arrays = parse_index(self.idx)
-        return scatter_add(self.x, arrays, v, spec)
-
-    def set(self, v):  # x + S(v - x[idx])
-        self._check_distinct("set")
-        return self.add(lax.sub(v, self.get()))
-
-    def multiply(self, v):  # x + S((v - 1) * x[idx])
-        self._check_distinct("multiply")
-        return self.add(lax.mul(lax.sub(v, 1), self.get()))
-
-    def min(self, v):
-        self._check_distinct("min")
-        return self.add(lax.sub(lax.min(self.get(), v), self.get()))
-
-    def max(self, v):
-        self._check_distinct("max")
-        return self.add(lax.sub(lax.max(self.get(), v), self.get()))
-
-    def _check_distinct(self, op):
-        from ..rules.indexing import build_index, parse_index
-        from ..rules.helpers import shape_of
-        spec, arrays = parse_index(self.idx)
-        if not arrays:
-            return  # basic indexing never repeats an element
-        if any(isinstance(a, Tracer) for a in arrays):
-            raise FxadTypeError(f"x.at[idx].{op} needs concrete index arrays (to check they "
-                                "do not repeat); use .add, or compute the indices outside")
-        flat = np.arange(int(np.prod(shape_of(self.x), dtype=np.int64))).reshape(shape_of(self.x))
-        hit = np.ravel(flat[build_index(spec, arrays)])
-        if len(np.unique(hit)) != len(hit):
-            raise FxadTypeError(f"x.at[idx].{op} with repeated indices is ambiguous; fxad "
-                                "supports it for distinct indices only (use .add to accumulate)")
 
 
 # --- NumPy's protocols ------------------------------------------------------------------------

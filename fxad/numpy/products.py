@@ -171,14 +171,29 @@ def kron(a, b):
     return lax.reshape(out, tuple(p * q for p, q in zip(shape(a2), shape(b2))))
 
 
-def cross(a, b, axis=-1):
-    """3-vector cross products along `axis` (broadcasting), from components."""
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Cross products of 2- or 3-vectors (NumPy's axes: the vectors lie along axisa of a,
+    axisb of b, and the result's along axisc; `axis` sets all three). Two 2-vectors give
+    the z component only, as in NumPy."""
     from .manipulation import moveaxis, stack
-    a, b = moveaxis(a, axis, -1), moveaxis(b, axis, -1)
-    if shape(a)[-1] != 3 or shape(b)[-1] != 3:
-        raise FxadValueError("fxad.numpy.cross supports 3-vectors only")
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    c = [lax.sub(lax.mul(a1, b2), lax.mul(a2, b1)), lax.sub(lax.mul(a2, b0), lax.mul(a0, b2)),
-         lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))]
-    return stack(c, -1)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    na, nb = shape(a)[-1], shape(b)[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise FxadValueError("incompatible dimensions for cross product (dimension must be "
+                             "2 or 3)")
+    a0, a1 = a[..., 0], a[..., 1]
+    b0, b1 = b[..., 0], b[..., 1]
+    z = lax.sub(lax.mul(a0, b1), lax.mul(a1, b0))
+    if na == 2 and nb == 2:
+        return z
+    a2 = a[..., 2] if na == 3 else None
+    b2 = b[..., 2] if nb == 3 else None
+    c0 = lax.neg(lax.mul(a2, b1)) if b2 is None else lax.mul(a1, b2) if a2 is None else \
+        lax.sub(lax.mul(a1, b2), lax.mul(a2, b1))
+    c1 = lax.mul(a2, b0) if b2 is None else lax.neg(lax.mul(a0, b2)) if a2 is None else \
+        lax.sub(lax.mul(a2, b0), lax.mul(a0, b2))
+    c0, c1, z = (lax.broadcast_to(v, np.broadcast_shapes(shape(c0), shape(c1), shape(z)))
+                 for v in (c0, c1, z))
+    return moveaxis(stack([c0, c1, z], -1), -1, axisc)

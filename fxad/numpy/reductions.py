@@ -27,7 +27,8 @@ def normalize_axes(axis, ndim):
     return tuple(sorted(out)) if ndim else ()
 
 
-def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None):
+def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, out=None):
+    _no_out(out, "sum")
     if dtype is not None:
         a = lax.convert_element_type(a, dtype)
     if where is not None:
@@ -36,7 +37,8 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None):
     return out if initial is None else lax.add(out, initial)
 
 
-def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None):
+def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, out=None):
+    _no_out(out, "prod")
     if dtype is not None:
         a = lax.convert_element_type(a, dtype)
     if where is not None:
@@ -57,11 +59,13 @@ def _extreme(reduce, pick, name, a, axis, keepdims, initial, where):
     return out if initial is None else pick(out, initial)
 
 
-def max(a, axis=None, keepdims=False, *, initial=None, where=None):
+def max(a, axis=None, keepdims=False, *, initial=None, where=None, out=None):
+    _no_out(out, "max")
     return _extreme(lax.reduce_max, lax.max, "max", a, axis, keepdims, initial, where)
 
 
-def min(a, axis=None, keepdims=False, *, initial=None, where=None):
+def min(a, axis=None, keepdims=False, *, initial=None, where=None, out=None):
+    _no_out(out, "min")
     return _extreme(lax.reduce_min, lax.min, "min", a, axis, keepdims, initial, where)
 
 
@@ -73,7 +77,8 @@ def _count(a, axes):
     return math.prod([shape[i] for i in axes])
 
 
-def mean(a, axis=None, dtype=None, keepdims=False, *, where=None):
+def mean(a, axis=None, dtype=None, keepdims=False, *, where=None, out=None):
+    _no_out(out, "mean")
     axes = normalize_axes(axis, len(shape_of(a)))
     if dtype is None and dtype_of(a).kind not in "fc":
         dtype = np.float64
@@ -84,14 +89,46 @@ def mean(a, axis=None, dtype=None, keepdims=False, *, where=None):
     return lax.div(sum(a, axes, dtype, keepdims), _count(a, axes))
 
 
-def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+_mean = mean  # var's `mean=` parameter shadows the function
+
+
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None, out=None):
+    """NumPy's var; `correction` is NumPy 2's name for ddof, `mean` a precomputed mean
+    (keepdims shape), `where` selects the elements."""
+    _no_out(out, "var")
+    ddof = _ddof(ddof, correction)
     axes = normalize_axes(axis, len(shape_of(a)))
-    d = lax.sub(a, mean(a, axes, dtype, keepdims=True))
-    return lax.div(sum(lax.mul(d, d), axes, keepdims=keepdims), _count(a, axes) - ddof)
+    m = mean if mean is not None else _mean(a, axes, dtype, keepdims=True, where=where)
+    d = lax.sub(a, m)
+    if where is None:
+        return lax.div(sum(lax.mul(d, d), axes, keepdims=keepdims), _count(a, axes) - ddof)
+    sq = sum(lax.mul(d, d), axes, keepdims=keepdims, where=where)
+    count = sum(lax.convert_element_type(lax.broadcast_to(where, tuple(shape_of(a))),
+                                         dtype_of(sq)), axes, keepdims=keepdims)
+    return lax.div(sq, lax.sub(count, ddof))
 
 
-def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    return lax.sqrt(var(a, axis, dtype, ddof, keepdims))
+def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None, out=None):
+    _no_out(out, "std")
+    return lax.sqrt(var(a, axis, dtype, ddof, keepdims, where=where, mean=mean,
+                        correction=correction))
+
+
+def _ddof(ddof, correction):
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise FxadValueError("var/std: pass ddof or correction (its NumPy 2 name), not both")
+    return correction
+
+
+def _no_out(out, name):
+    """`out=None` is accepted (NumPy's and JAX's signatures); fxad computes new arrays."""
+    if out is not None:
+        raise FxadValueError(f"{name}: out= must be None; fxad returns new arrays (write "
+                             f"`result = fxad.numpy.{name}(...)`)")
 
 
 def _arg(fn, a, axis, keepdims):
@@ -105,11 +142,13 @@ def _ravel(a):
     return lax.reshape(a, (int(np.prod(shape_of(a), dtype=np.int64)),))
 
 
-def argmax(a, axis=None, keepdims=False):
+def argmax(a, axis=None, keepdims=False, *, out=None):
+    _no_out(out, "argmax")
     return _arg(lax.argmax, a, axis, keepdims)
 
 
-def argmin(a, axis=None, keepdims=False):
+def argmin(a, axis=None, keepdims=False, *, out=None):
+    _no_out(out, "argmin")
     return _arg(lax.argmin, a, axis, keepdims)
 
 
@@ -120,12 +159,14 @@ def _axis_or_flat(a, axis):
     return a, normalize_axes(axis, len(shape_of(a)))[0]
 
 
-def cumsum(a, axis=None, dtype=None):
+def cumsum(a, axis=None, dtype=None, out=None):
+    _no_out(out, "cumsum")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
     return lax.cumsum(a, ax)
 
 
-def cumprod(a, axis=None, dtype=None):
+def cumprod(a, axis=None, dtype=None, out=None):
+    _no_out(out, "cumprod")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
     return lax.cumprod(a, ax)
 
@@ -146,11 +187,13 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     return (avg, lax.broadcast_to(wsum, tuple(shape_of(avg)))) if returned else avg
 
 
-def nansum(a, axis=None, dtype=None, keepdims=False):
+def nansum(a, axis=None, dtype=None, keepdims=False, *, out=None):
+    _no_out(out, "nansum")
     return sum(lax.select(lax.isnan(a), 0.0, a), axis, dtype, keepdims)
 
 
-def nanmean(a, axis=None, dtype=None, keepdims=False):
+def nanmean(a, axis=None, dtype=None, keepdims=False, *, out=None):
+    _no_out(out, "nanmean")
     ok = lax.logical_not(lax.isnan(a))
     total = nansum(a, axis, dtype, keepdims)
     return lax.div(total, sum(lax.convert_element_type(ok, dtype_of(total)), axis,
@@ -161,10 +204,12 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     return sum(lax.convert_element_type(lax.ne(a, 0), np.int64), axis, keepdims=keepdims)
 
 
-def any(a, axis=None, keepdims=False):  # noqa: A001  (NumPy's name; no derivative)
+def any(a, axis=None, keepdims=False, *, out=None):  # noqa: A001  (NumPy's name)
+    _no_out(out, "any")
     return lax.ne(count_nonzero(a, axis, keepdims=keepdims), 0)
 
 
-def all(a, axis=None, keepdims=False):  # noqa: A001
+def all(a, axis=None, keepdims=False, *, out=None):  # noqa: A001
+    _no_out(out, "all")
     n = _count(a, normalize_axes(axis, len(shape_of(a))))
     return lax.eq(count_nonzero(a, axis, keepdims=keepdims), n)

@@ -1,11 +1,11 @@
-"""Cumulative reductions along one axis, and sorting (argsort, searchsorted: integer, no
-derivative)."""
+"""Cumulative reductions along one axis (cumsum, cumprod, cummax, cummin, cumlogsumexp),
+and sorting (argsort, lexsort, searchsorted: integer, no derivative; top_k)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..core import Primitive, ShapedArray
-from .helpers import bdim_to_front, defbatch_unary_axes
+from .helpers import bdim_to_front, broadcast_batched, defbatch_unary_axes
 from ..interpreters.jvp import Zero, jvp_flat
 from .helpers import defjvp_zero, deflinear, dtype_of, norm_axes, probe_dtype, shape_of
 from . import ops
@@ -84,3 +84,128 @@ def _searchsorted_batch(vals, dims, side):
     return count, 0
 searchsorted_p.def_batch(_searchsorted_batch)
 def searchsorted(a, v, side="left"): return searchsorted_p.bind(a, v, side=side)
+
+
+# --- running max / min / logsumexp: JVPs from a doubling composite ----------------------------
+
+def _shift_combine(x, axis, combine):
+    """log2(n) rounds of x_i = combine(x_i, x_{i-d}) for i >= d (Hillis-Steele). Elements
+    without a predecessor are selected unchanged, not combined with a padding value: an
+    identity (-inf for max) would tie with an equal element and take half its tangent."""
+    n, d = shape_of(x)[axis], 1
+    nd = len(shape_of(x))
+    pre = (slice(None),) * axis
+    while d < n:
+        shifted = ops.concatenate([ops.getitem(x, pre + (slice(0, d),)),
+                                   ops.getitem(x, pre + (slice(0, n - d),))], axis)
+        has_pred = (np.arange(n) >= d).reshape(tuple(n if i == axis else 1 for i in range(nd)))
+        x = ops.select(has_pred, combine(x, shifted), x)
+        d *= 2
+    return x
+
+
+def _logaddexp2(a, b):
+    """log(exp(a) + exp(b)) = hi + log1p(exp(lo - hi)) from primitives, with derivatives
+    exp(a - out) and exp(b - out) at every order. When hi is infinite the correction is a
+    constant 0 (no inf - inf is ever computed: hi is replaced by 0 in the difference)."""
+    hi, lo = ops.max(a, b), ops.min(a, b)
+    finite = ops.isfinite(hi)
+    diff = ops.select(finite, ops.sub(lo, ops.select(finite, hi, 0.0)), -np.inf)
+    return ops.add(hi, ops.log1p(ops.exp(diff)))
+
+
+def _running_jvp(prim, combine):
+    """The JVP of a running reduction: the JVP of the doubling composite (the primal comes
+    from NumPy's accumulate). Ties of max/min split the tangent evenly at each pairwise
+    step, as `max` does."""
+    def jvp(primals, tangents, axis):
+        (x,), (t,) = primals, tangents
+        ans = prim.bind(x, axis=axis)
+        if type(t) is Zero:
+            return ans, Zero.like(ans)
+        _, (dt,) = jvp_flat(lambda v: [_shift_combine(v, axis, combine())], [x], [t],
+                            name=f"{prim.name} jvp")
+        return ans, dt
+    prim.def_jvp(jvp)
+
+
+cummax_p = _cumulative("cummax", np.maximum.accumulate)
+_running_jvp(cummax_p, lambda: ops.max)
+def cummax(x, axis): return cummax_p.bind(x, axis=norm_axes(x, (axis,), 'cummax')[0])
+
+
+cummin_p = _cumulative("cummin", np.minimum.accumulate)
+_running_jvp(cummin_p, lambda: ops.min)
+def cummin(x, axis): return cummin_p.bind(x, axis=norm_axes(x, (axis,), 'cummin')[0])
+
+
+cumlogsumexp_p = _cumulative("cumlogsumexp", np.logaddexp.accumulate)
+_running_jvp(cumlogsumexp_p, lambda: _logaddexp2)
+def cumlogsumexp(x, axis):
+    return cumlogsumexp_p.bind(x, axis=norm_axes(x, (axis,), 'cumlogsumexp')[0])
+
+
+# --- sorting by several keys, and the k largest -----------------------------------------------
+
+# The stable permutation sorting by keys[0], ties broken by keys[1], ... (np.lexsort takes
+# the primary key last). NaNs sort last, as in np.sort.
+lexsort_p = Primitive("lexsort", memory="fresh")
+lexsort_p.def_impl(lambda *keys, axis: np.lexsort(keys[::-1], axis=axis))
+def _lexsort_shape(*keys, axis):
+    if any(k.shape != keys[0].shape for k in keys):
+        from ..errors import FxadValueError
+        raise FxadValueError(f"lexsort: keys of shapes {[k.shape for k in keys]} differ; "
+                             "every key must have the same shape")
+    return ShapedArray(keys[0].shape, np.intp)
+lexsort_p.def_abstract_eval(_lexsort_shape)
+defjvp_zero(lexsort_p)
+lexsort_p.def_batch(lambda vals, dims, axis: (lexsort(
+    *[broadcast_batched(v, d, _size(vals, dims)) for v, d in zip(vals, dims)], axis=axis + 1), 0))
+def lexsort(*keys, axis): return lexsort_p.bind(*keys, axis=norm_axes(keys[0], (axis,), 'lexsort')[0])
+
+
+def _size(vals, dims):
+    return next(shape_of(v)[d] for v, d in zip(vals, dims) if d is not None)
+
+
+def _top_k_indices(x, k):
+    """Indices of the k largest along the last axis, largest first; ties in index order and
+    NaN counted largest (np.sort's order, reversed): a stable ascending sort of the reversed
+    array, read backwards."""
+    n = x.shape[-1]
+    order = np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+    return (n - 1 - order[..., :k]).astype(np.intp)
+
+
+top_k_p = Primitive("top_k", multiple_results=True, memory="fresh")  # -> (values, indices)
+def _top_k_impl(x, k):
+    _top_k_shape(ShapedArray(np.shape(x), np.asarray(x).dtype), k)  # eager runs check too
+    idx = _top_k_indices(np.asarray(x), k)
+    return [np.take_along_axis(np.asarray(x), idx, axis=-1), idx]
+top_k_p.def_impl(_top_k_impl)
+def _top_k_shape(x, k):
+    if not x.shape or not 0 <= k <= x.shape[-1]:
+        from ..errors import FxadValueError
+        raise FxadValueError(f"top_k: k={k} must be between 0 and the last dimension of "
+                             f"{x.str_short()}")
+    shape = x.shape[:-1] + (k,)
+    return [ShapedArray(shape, x.dtype), ShapedArray(shape, np.intp)]
+top_k_p.def_abstract_eval(_top_k_shape)
+def _top_k_jvp(primals, tangents, k):
+    (x,), (t,) = primals, tangents
+    vals, idx = top_k_p.bind(x, k=k)
+    if type(t) is Zero:
+        return [vals, idx], [Zero.like(vals), Zero.like(idx)]
+    return [vals, idx], [take_last(t, idx), Zero.like(idx)]
+top_k_p.def_jvp(_top_k_jvp)
+top_k_p.def_batch(lambda vals, dims, k: (top_k_p.bind(bdim_to_front(vals[0], dims[0]), k=k),
+                                          [0, 0]))
+def top_k(x, k): return top_k_p.bind(x, k=int(k))
+
+
+def take_last(x, idx):
+    """x gathered along its last axis at `idx` (same leading shape): take_along_axis."""
+    shape = shape_of(idx)
+    lead = [np.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(shape))))
+            for i, n in enumerate(shape[:-1])]
+    return ops.getitem(x, tuple(lead) + (idx,))

@@ -19,6 +19,8 @@ custom_lin(*primals, *residuals, *tangents; fwd, bwd, ...)
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..core import Primitive, ShapedArray, get_aval, rule_source
@@ -136,17 +138,35 @@ custom_vjp_call_p.derivable = False
 
 # --- custom_lin ----------------------------------------------------------------------------
 
+class _Differentiating(threading.local):
+    """The custom_vjp functions whose fwd this thread is differentiating (forward mode)."""
+    def __init__(self):
+        self.owners = set()
+
+
+_differentiating = _Differentiating()
+
+
 def _custom_lin_impl(*args, fwd, bwd, n_p, n_res, nz, out_avals, name):
     """Forward evaluation of the linear map: the JVP of fwd's primal outputs. If fwd cannot
-    be traced (it calls opaque NumPy), the transpose of bwd, which is linear in its cotangent
-    argument, gives the same map."""
+    be traced (it calls opaque NumPy), or calls the custom function itself (JAX's documented
+    pattern `f_fwd = lambda x: (f(x), res)`, whose JVP would come back here forever), the
+    transpose of bwd, which is linear in its cotangent argument, gives the same map."""
     primals, residuals = args[:n_p], list(args[n_p:n_p + n_res])
     it = iter(args[n_p + n_res:])
     tangents = [next(it) if m else Zero(get_aval(p)) for p, m in zip(primals, nz)]
+    owner = getattr(fwd, "owner", fwd)
     try:
-        _, touts = jvp_flat(lambda *p: list(fwd(*p)[0]), list(primals), tangents,
-                            name=f"jvp of {name} fwd")
-    except (TracerArrayConversionError, ConcretizationError, OpaqueFunctionError):
+        if owner in _differentiating.owners:
+            raise _Reentered
+        _differentiating.owners.add(owner)
+        try:
+            _, touts = jvp_flat(lambda *p: list(fwd(*p)[0]), list(primals), tangents,
+                                name=f"jvp of {name} fwd")
+        finally:
+            _differentiating.owners.discard(owner)
+    except (TracerArrayConversionError, ConcretizationError, OpaqueFunctionError,
+            _Reentered):
         def bwd_flat(*cts):
             return [np.zeros(get_aval(p).shape, get_aval(p).dtype) if c is None else c
                     for c, p in zip(bwd(residuals, list(cts)), primals)]
@@ -154,6 +174,10 @@ def _custom_lin_impl(*args, fwd, bwd, n_p, n_res, nz, out_avals, name):
         touts = backward_pass(closed.jaxpr, closed.consts,
                               [instantiate(t) for t in tangents])
     return [instantiate(t) for t in touts]
+
+
+class _Reentered(Exception):
+    """fwd calls its own custom function: take the transpose of bwd instead."""
 
 
 def _custom_lin_jvp(primals, tangents, **params):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer
-from ..errors import FxadTypeError
+from ..errors import ConcretizationError, FxadTypeError
 from .helpers import bdim_to_front, broadcast_batched, moveaxis, ndim_of
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
@@ -23,7 +23,15 @@ def _static_int(b):
     if b is None:
         return None
     if isinstance(b, Tracer):
-        return b.__index__()  # concretizes, or a ConcretizationError naming the fix
+        try:
+            return b.__index__()  # concretizes where the value is known (eager jvp, grad)
+        except ConcretizationError:
+            raise ConcretizationError(
+                "a slice whose bounds are traced has a size that depends on values, which "
+                "cannot be staged. For a slice of static length n at a traced start i "
+                "(x[i:i + n]), use fxad.lax.dynamic_slice_in_dim(x, i, n, axis) or "
+                "fxad.lax.dynamic_slice(x, starts, sizes); or make the bounds static "
+                "(static_argnums in jit).") from None
     return int(b)
 
 

@@ -11,7 +11,9 @@ Conventions for every primitive in the linalg files: matrices are (..., n, n) wi
 batch dims; a right-hand side b is (..., n) (a stack of vectors: ndim one less than the
 matrix) or (..., n, k), with exactly the matrix's leading dims (public wrappers broadcast).
 Impls loop over the leading dims where SciPy wants 2-D arrays. Symmetric inputs are read
-from ONE triangle, as LAPACK does; JVPs differentiate exactly that function.
+from ONE triangle, as LAPACK does; the JVPs of cholesky, cho_solve, eigh and eigvalsh take
+the Hermitian part of the tangent (the input is a point of the symmetric matrices, so the
+gradient is symmetric: JAX's, PyTorch's and autograd's convention; notes/linalg.md).
 """
 from __future__ import annotations
 
@@ -129,6 +131,13 @@ def one_triangle_herm(x, lower=True):
         return one_triangle_sym(x, lower)
     strict, re = tri(x, lower, -1), ops.real(x)
     return ops.add(ops.add(strict, mH(strict)), ops.mul(re, eye_like(re)))
+
+
+def herm(x):
+    """The Hermitian (real: symmetric) part (x + xᴴ)/2: a symmetric-input primitive's
+    tangent, so its derivative is that of a function on the symmetric matrices and its
+    gradient is symmetric (JAX's, PyTorch's and autograd's convention; notes/linalg.md)."""
+    return ops.mul(ops.add(x, mH(x)), 0.5)
 
 
 def eye_like(x):
@@ -370,8 +379,9 @@ def _cholesky_jvp(primals, tangents):
     if type(ta) is Zero:
         return L, Zero.like(L)
     # dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ = lower triangle with the diagonal halved; dA Hermitian, so
-    # L⁻¹ dA L⁻ᴴ = L⁻¹ (L⁻¹ dA)ᴴ: two triangular solves (ᴴ is ᵀ for real matrices).
-    dA = one_triangle_herm(ta, True)
+    # L⁻¹ dA L⁻ᴴ = L⁻¹ (L⁻¹ dA)ᴴ: two triangular solves (ᴴ is ᵀ for real matrices). The
+    # tangent is symmetrized: the input is a point of the Hermitian matrices.
+    dA = herm(ta)
     Y = solve_triangular(L, mH(solve_triangular(L, dA, lower=True)), lower=True)
     n = shape_of(L)[-1]
     phi = np.tri(n, k=-1, dtype=dtype_of(L)) + 0.5 * np.eye(n, dtype=dtype_of(L))
@@ -394,7 +404,7 @@ def _cho_solve_jvp(primals, tangents, lower):
     x = cho_solve(a, l, b, lower)
     if type(ta) is Zero and type(tb) is Zero:
         return x, Zero.like(x)
-    dA = None if type(ta) is Zero else one_triangle_herm(ta, lower)
+    dA = None if type(ta) is Zero else herm(ta)
     return x, cho_solve(a, l, minus_dA_x(nonzero(tb), dA, x), lower)
 cho_solve_p.def_jvp(_cho_solve_jvp)
 def _cho_solve_transpose(ct, a, l, b, lower):

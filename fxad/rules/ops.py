@@ -17,8 +17,10 @@ from .reductions import argmax, argmin, reduce_max, reduce_min, reduce_prod, red
 from .structural import broadcast_to, concatenate, flip, reshape, transpose  # noqa: F401
 from .indexing import getitem, scatter_add  # noqa: F401
 from .dot import dot_general  # noqa: F401
-from .cumulative import argsort, cumprod, cumsum, searchsorted  # noqa: F401
+from .cumulative import (  # noqa: F401
+    argsort, cumlogsumexp, cummax, cummin, cumprod, cumsum, lexsort, searchsorted, top_k)
 from .convolve import convolve  # noqa: F401
+from .dynamic import dynamic_slice, dynamic_update_slice  # noqa: F401
 from .conv import conv_general_dilated  # noqa: F401  (normalized form; fxad.lax has the public one)
 from .bitwise import (  # noqa: F401  (not yet in fxad.lax: see notes/11_random.md)
     bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, fma, nextafter, shift_left,
@@ -42,3 +44,5 @@ __all__ = [
     "broadcast_to", "concatenate", "flip", "reshape", "transpose", "getitem", "scatter_add",
     "dot_general", "argsort", "cumprod", "cumsum", "searchsorted", "convolve",
     "exp2", "float_power", "hypot", "log10", "log2"]
+# (fxad.lax takes the primitives added for JAX's surface, dynamic_slice, top_k, cummax, ...,
+# from fxad/lax_more.py, with JAX's signatures.)

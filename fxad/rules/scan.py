@@ -243,6 +243,8 @@ def plan_scan(jaxpr: ClosedJaxpr, n_consts: int, n_carry: int):
 
 def _plan(jaxpr, n_consts, n_carry):
     j = jaxpr.jaxpr
+    if any(e.primitive.effectful for e in j.eqns):
+        return None  # effects (debug prints) happen every step, in order: nothing moves
     consts_v = j.invars[:n_consts]
     carry_v = j.invars[n_consts:n_consts + n_carry]
     xs_v = j.invars[n_consts + n_carry:]

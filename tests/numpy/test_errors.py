@@ -15,7 +15,7 @@ from ..rules.common import XP
     (lambda x: fnp.quantile(x, 1.5), FxadValueError, r"\[0, 1\]"),
     (lambda x: fnp.quantile(x, 0.5, method="weibull"), FxadValueError, "not supported"),
     (lambda x: fnp.pad(x, 1, mode="reflect", reflect_type="odd"), FxadValueError, "even"),
-    (lambda x: fnp.pad(x, 1, mode="mean"), FxadValueError, "modes constant, edge"),
+    (lambda x: fnp.pad(x, 1, mode="empty"), FxadValueError, "modes constant, edge"),
     (lambda x: fnp.gradient(x, np.arange(4.0)), FxadTypeError, "scalar spacings"),
     (lambda x: fnp.insert(fnp.reshape(x, (2, 2)), 1, 0.0, axis=0), FxadValueError, "1-d"),
     (lambda x: fnp.max(x, where=x > 0), FxadValueError, "initial="),

@@ -10,7 +10,7 @@ from fxad.errors import ConcretizationError, FxadTypeError
 X = np.arange(18.0).reshape(2, 3, 3)
 
 
-@pytest.mark.parametrize("fn", [np.linalg.trace, np.linalg.diagonal, np.emath.sqrt, np.fft.hfft],
+@pytest.mark.parametrize("fn", [np.linalg.diagonal, np.emath.sqrt, np.fft.hfft],
                          ids=lambda f: f"{f.__module__}.{f.__name__}")
 def test_same_name_other_module_is_refused_not_confused(fn):
     with pytest.raises(FxadTypeError, match=f"{fn.__module__}.{fn.__name__}"):
@@ -19,6 +19,8 @@ def test_same_name_other_module_is_refused_not_confused(fn):
 
 def test_numpy_trace_and_linalg_functions_dispatch_to_their_counterparts():
     np.testing.assert_allclose(fxad.jit(np.trace)(X), np.trace(X))
+    # numpy.linalg.trace sums over the LAST two axes: its own counterpart, not numpy.trace
+    np.testing.assert_allclose(fxad.jit(np.linalg.trace)(X), np.linalg.trace(X))
     np.testing.assert_allclose(fxad.grad(lambda w: np.linalg.norm(w))(np.ones(3)),
                                np.ones(3) / np.sqrt(3))
     np.testing.assert_allclose(fxad.grad(lambda w: np.linalg.det(w))(np.eye(3)), np.eye(3))
@@ -43,10 +45,9 @@ def test_copy_is_the_value_and_item_tolist_refuse_like_float():
             fxad.jit(lambda v: getattr(v, method)())(1.0)
 
 
-@pytest.mark.parametrize("call,kw", [(lambda x: np.sum(x, out=None), "out="),
-                                     (lambda x: np.sort(x, kind="stable"), "kind="),
-                                     (lambda x: np.std(x, correction=1), "correction="),
-                                     (lambda x: np.var(x, mean=0.0), "mean=")])
+@pytest.mark.parametrize("call,kw", [(lambda x: np.clip(x, 0, 1, out=None), "out="),
+                                     (lambda x: np.ptp(x, out=None), "out="),
+                                     (lambda x: np.nancumsum(x, out=None), "out=")])
 def test_numpy_options_fxad_lacks_are_named(call, kw):
     with pytest.raises(FxadTypeError, match=f"does not support {kw}"):
         fxad.grad(lambda x: np.sum(call(x)))(np.ones(3))

@@ -16,12 +16,12 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import core
-from .interpreters import tape
-from .jit import default_backend, set_default_backend
-from .ir.numba_backend import cache as numba_cache
+from .. import core
+from ..interpreters import tape
+from ..jit import default_backend, set_default_backend
+from ..ir.numba_backend import cache as numba_cache
 
-_FXAD_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_FXAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class Config:
