@@ -498,10 +498,6 @@ def polygamma(m, x):
     return _special.polygamma(x, int(m))
 
 
-def exp2(x):
-    return ops.pow(2.0, x)
-
-
 def split(operand, sizes, axis=0):
     """Pieces of the given sizes along `axis` (they must add up to its length)."""
     axis = _axis(axis, _ndim(operand))
@@ -565,7 +561,7 @@ def reduce_or(operand, axes):
 
 
 __all__ = ["acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "is_finite", "digamma",
-           "erf", "erfc", "erf_inv", "lgamma", "polygamma", "exp2", "split", "stack",
+           "erf", "erfc", "erf_inv", "lgamma", "polygamma", "split", "stack",
            "unstack", "tile", "empty", "broadcasted_iota", "broadcast_to_rank",
            "broadcast_shapes", "reduce_and", "reduce_or"]
 __all__ += ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",

@@ -217,13 +217,23 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
 
 # --- NumPy 2.2's matvec / vecmat, and aliases ----------------------------------------------------
 
+def _check_core_dims(name, x1, x2, n1, n2):
+    """NumPy's gufunc check: each operand has at least its core dimensions."""
+    for k, (x, n) in enumerate(((x1, n1), (x2, n2))):
+        if len(shape_of(x)) < n:
+            raise FxadValueError(f"{name}: operand {k} has {len(shape_of(x))} dimension(s); "
+                                 f"it needs at least {n} ({'a matrix' if n == 2 else 'a vector'})")
+
+
 def matvec(x1, x2, /):
     from .products import einsum
+    _check_core_dims("matvec", x1, x2, 2, 1)
     return einsum("...ij,...j->...i", x1, x2)
 
 
 def vecmat(x1, x2, /):
     from .products import einsum
+    _check_core_dims("vecmat", x1, x2, 1, 2)
     x1 = asarray(x1)
     return einsum("...i,...ij->...j", lax.conj(x1) if dtype_of(x1).kind == "c" else x1, x2)
 

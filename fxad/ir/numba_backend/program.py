@@ -108,7 +108,8 @@ def compile_program(closed, boundary, name="_compiled"):
                         for v in e.invars]
                 outs = ", ".join(namer(v) for v in e.outvars)
                 comma = "," if len(e.outvars) == 1 and e.primitive.multiple_results else ""
-                driver.append(f"    {outs}{comma} = {codegen._expr(e, args, lctx)}")
+                target = f"{outs}{comma} = " if e.outvars else ""  # (an effect: just called)
+                driver.append(f"    {target}{codegen._expr(e, args, lctx)}")
                 fallbacks.append(pp_eqn(e, namer, ""))
             continue
         k = len(segs)
