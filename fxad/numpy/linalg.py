@@ -458,7 +458,3 @@ def tensorsolve(a, b, axes=None):
         raise FxadValueError(f"tensorsolve: a's shape {shape_of(a)} does not give a square "
                              f"system for b of shape {bs}")
     return _reshape(solve(_reshape(a, (n, m)), _reshape(b, (n,))), xs)
-
-
-__all__ = ["matrix_norm", "vector_norm", "trace", "cross", "tensorinv", "tensorsolve"]
-

@@ -113,3 +113,12 @@ def test_pinv_complex_second_order():
     a = R.standard_normal((3, 2)) + 1j * R.standard_normal((3, 2))
     check_grads(lambda z: fnp.real(fnp.sum(fnp.linalg.pinv(z) * np.arange(6).reshape(2, 3))),
                 (a,), order=2)
+
+
+def test_all_lists_every_public_function():
+    # the Array API names were appended to linalg.py with their own `__all__ = [...]`, which
+    # replaced the list: `from fxad.numpy.linalg import *` gave 6 names
+    public = {n for n in dir(fnp.linalg) if not n.startswith("_")
+              and callable(getattr(fnp.linalg, n)) and getattr(np.linalg, n, None) is not None}
+    assert public <= set(fnp.linalg.__all__), sorted(public - set(fnp.linalg.__all__))
+    assert {"solve", "det", "svd", "matrix_norm", "tensorsolve"} <= set(fnp.linalg.__all__)
