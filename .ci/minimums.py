@@ -1,7 +1,7 @@
 """Print the oldest versions pyproject.toml allows, for CI's minimum-versions run.
 
-    python .ci/minimums.py            # one pin a line: numpy==2.0, scipy==1.13, ..., pytest==8.0
-    python .ci/minimums.py --extra compile   # ... and the compile extra's: numba==0.60
+    python .ci/minimums.py            # one pin a line: numpy==2.1, scipy==1.15, ..., pytest==8.0
+    python .ci/minimums.py --extra compile   # ... and the compile extra's: numba==0.61
     python .ci/minimums.py --python   # the oldest Python: 3.10
 
 Pins every runtime dependency and every test-extra requirement at its declared minimum, and

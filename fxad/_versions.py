@@ -4,7 +4,7 @@ means, and fxad would not fail with it: it would silently compute other dtypes (
 casting instead of NEP 50: float32 + 1.0 would be float64)."""
 import numpy as np
 
-MIN_NUMPY = (2, 0)
+MIN_NUMPY = (2, 1)
 
 if tuple(int(p) for p in np.__version__.split(".")[:2]) < MIN_NUMPY:
     _min = ".".join(map(str, MIN_NUMPY))

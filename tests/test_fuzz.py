@@ -47,12 +47,18 @@ def test_gammaln_jvp_keeps_float32():
     assert fxad.jvp(special.gammaln, (x,), (x,))[1].dtype == np.float32
 
 
-def _generated(n):
+def _pinned_makers():
+    """The makers the fuzzer had when these tests were written (registry.PINNED): families
+    added since must not change which programs these tests draw."""
+    return {fn for fn, _ in registry.MAKERS if fn.__name__ in registry.PINNED}
+
+
+def _generated(n, makers=None):
     progs = []
 
     @settings(max_examples=n, deadline=None, database=None, derandomize=True,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-    @given(fuzz.programs())
+    @given(fuzz.programs(makers=makers))
     def collect(p):
         progs.append(p)
     collect()
@@ -63,7 +69,11 @@ def test_generator_is_valid_and_broad(monkeypatch):
     """Every operation the generator emits runs (no silently skipped slips), the printed
     program is the code that runs, and the op families are all exercised."""
     monkeypatch.setattr(fuzz.generator, "_STRICT_GENERATOR", True)
-    progs = _generated(300)
+    # every family's makers emit valid operations (strict mode raises on a slip), and the
+    # programs of the pinned makers cover the core families
+    every = _generated(200)
+    assert len({k for p in every for k in p.ops()}) >= 150
+    progs = _generated(300, _pinned_makers())
     kinds = Counter(k for p in progs for k in p.ops())
     assert len(kinds) >= 100, sorted(kinds)
     for family in ("einsum", "dot_general", "getitem", "scan", "cond", "fori_loop",
@@ -171,9 +181,8 @@ def corrupted(prim, kind):
 def _first_failure(n=60):
     """The first failure on programs of the pinned makers only: a new family of makers must
     not change which program fails first (and so what the report shows)."""
-    pinned = {fn for fn, _ in registry.MAKERS if fn.__name__ in registry.PINNED}
     with pytest.raises(fuzz.FuzzFailure) as info:
-        fuzz.run_fuzz(n, skip_known=True, makers=pinned)
+        fuzz.run_fuzz(n, skip_known=True, makers=_pinned_makers())
     return info.value
 
 
@@ -182,7 +191,9 @@ def test_fuzzer_catches_a_jvp_rule_off_by_a_tenth_of_a_percent():
     with corrupted(sin_p, "jvp"):
         e = _first_failure()
     assert e.prop == "grads", e.prop
-    assert "sin" in str(e) and "def f(" in str(e) and "{ lambda" in str(e)
+    # the failing program uses sin, or cos (whose JVP evaluates sin: its second derivative
+    # runs sin's JVP rule); which one comes first depends on hypothesis's version
+    assert ("sin" in str(e) or "cos" in str(e)) and "def f(" in str(e) and "{ lambda" in str(e)
     # the report's minimized program still fails... and passes once the rule is restored
     assert e.minimized is None or len(e.minimized.lines) <= len(e.program.lines)
     fuzz.check_program(e.minimized or e.program, ["grads"])
@@ -193,7 +204,10 @@ def test_fuzzer_catches_a_second_derivative_off_by_a_tenth_of_a_percent():
     from fxad.rules.elementwise import cos_p
     with corrupted(cos_p, "jvp"):
         e = _first_failure()
-    assert e.prop == "grads" and "order 2" in str(e), str(e)[:400]
+    # first derivatives are right unless the program calls cos itself (hypothesis's version
+    # decides which program fails first)
+    uses_cos = any("cos" in k for k in (e.minimized or e.program).ops())
+    assert e.prop == "grads" and ("order 2" in str(e) or uses_cos), str(e)[:400]
 
 
 def test_fuzzer_catches_a_transpose_rule_off_by_a_tenth_of_a_percent():

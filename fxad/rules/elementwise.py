@@ -254,6 +254,8 @@ def select(pred, on_true, on_false): return select_p.bind(pred, on_true, on_fals
 def _integer_pow_impl(x, y):
     if y == 2:
         return np.square(x)
+    if y == -1 and np.asarray(x).dtype.kind in "fc":  # 1/x correctly rounded (NumPy 2.1's
+        return np.reciprocal(x)                        # power(x, -1) is not at 1e300)
     if y < 0 and np.issubdtype(np.asarray(x).dtype, np.integer):
         return np.power(np.asarray(x, float), y)
     return np.power(x, y)
@@ -263,6 +265,8 @@ def _integer_pow_numba(fz, args, y):  # as the impl: ints to negative powers in 
     (x,) = args
     if y == 2:
         return fz.ufunc(np.square, x)
+    if y == -1 and x.dtype.kind in "fc":
+        return fz.ufunc(np.reciprocal, x)
     return fz.ufunc(np.power, fz.cast(x, np.float64) if y < 0 and x.dtype.kind in "iub" else x, y)
 integer_pow_p.def_lowering(fusible(_integer_pow_numba), backend="numba")
 defderiv(integer_pow_p, lambda x, y: (

@@ -18,7 +18,7 @@ import threading
 
 from .. import codegen
 
-MIN_NUMBA = (0, 60)  # the oldest release tested (pyproject.toml's compile extra)
+MIN_NUMBA = (0, 61)  # the oldest release tested (pyproject.toml's compile extra)
 
 _state = {}
 _lock = threading.Lock()

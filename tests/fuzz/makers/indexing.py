@@ -24,10 +24,12 @@ def _basic_index(g, s):
         else:
             step = g.choice([2, -1, -2])
             parts.append(f"::{step}")
-    if len(parts) and g.coin(0.2):
-        parts.insert(g.int(0, len(parts)), "None")
+    # the ellipsis first: it keeps trailing parts, which must still be one per trailing axis
+    # (after a None is inserted they no longer are: '@0[..., -2]' on a last axis of size 1)
     if len(parts) > 1 and g.coin(0.2):
         parts = ["..."] + parts[g.int(1, len(parts) - 1):]
+    if len(parts) and g.coin(0.2):
+        parts.insert(g.int(0, len(parts)), "None")
     while parts and parts[-1] == ":" and len(parts) > 1:
         parts.pop()
     return ", ".join(parts) if parts else "..."
