@@ -513,3 +513,17 @@ def test_an_effect_without_outputs_runs_on_numpy_between_segments():
     got, want, low = run_both(f, np.ones(3), expect_compiled=False)
     assert_same(got, want)
     assert seen == [3.0, 3.0] and low.fallbacks
+
+
+def test_a_very_long_program_runs_on_the_numpy_backend(monkeypatch):
+    # an unrolled Python loop of thousands of equations would take Numba minutes to compile
+    monkeypatch.setattr(numba_backend, "MAX_EQUATIONS", 10)
+
+    def f(x):
+        for _ in range(12):
+            x = fnp.sin(x) * 1.01
+        return x
+    x = np.linspace(-1.0, 1.0, 5)
+    low = fxad.jit(f, backend="numba").lower(x)
+    assert not low.segments  # nothing compiled
+    assert_same(fxad.jit(f, backend="numba")(x), fxad.jit(f)(x))
