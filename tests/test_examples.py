@@ -27,6 +27,8 @@ EXPECT = {
     "jax_custom_derivative_rules.py": "custom derivative rules: every cell ran",
     "ode_fit.py": "fitted Lotka-Volterra parameters",
     "hyperparameter_gradient.py": "implicit gradient matches finite differences",
+    "gaussian_process.py": "a positive definite Hessian at the optimum",
+    "cnn_and_transformer.py": "CNN and transformer block trained end to end",
 }
 
 
