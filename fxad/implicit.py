@@ -30,6 +30,16 @@ from .rules.custom_linear import linear_solve_p, transposed_matvec
 from .tree_util import tree_flatten, tree_unflatten
 
 
+def _outputs(out, has_aux, name, what):
+    """A user solver's result as a list: [solution], or [solution, aux] with has_aux."""
+    if not has_aux:
+        return [out]
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise FxadTypeError(f"{name}: with has_aux=True, {what} must return a pair "
+                            "(solution, aux)")
+    return list(out)
+
+
 def _avals(leaves):
     return [ShapedArray(get_aval(x).shape, get_aval(x).dtype) for x in leaves]
 
@@ -62,13 +72,7 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable,
 
     def staged_solve(fn, op, what):
         def run(x):
-            out = fn(op, x)
-            if has_aux:
-                if not (isinstance(out, tuple) and len(out) == 2):
-                    raise FxadTypeError(f"{name}: with has_aux=True, {what} must return a "
-                                        "pair (solution, aux)")
-                return list(out)
-            return [out]
+            return _outputs(fn(op, x), has_aux, name, what)
         jx, consts, tree = _trace(run, args_tree, avals, f"{name} {what}")
         x_tree = tree_flatten(tree_unflatten(tree, [0] * len(jx.out_avals))[0])[1]
         _check_same(name, what, x_tree, jx.out_avals[:n_x], b_tree, avals)
@@ -120,13 +124,7 @@ def _root(f, initial_guess, solve, tangent_solve, has_aux, converged):
         return tree_unflatten(g_tree, f_flat(f_consts, tree_flatten(x)[0]))
 
     def run(x0):
-        out = solve(f_tree_fn, x0)
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise FxadTypeError(f"{name}: with has_aux=True, solve must return a pair "
-                                    "(solution, aux)")
-            return list(out)
-        return [out]
+        return _outputs(solve(f_tree_fn, x0), has_aux, name, "solve")
     sj, s_consts, out_tree = _trace(run, args_tree, avals, f"{name} solve")
     n_f, n_x = len(f_consts), len(g_leaves)
     x_tree = tree_flatten(tree_unflatten(out_tree, [0] * len(sj.out_avals))[0])[1]
