@@ -25,7 +25,7 @@ import numpy as np
 import scipy.linalg
 
 from ..core import Primitive, ShapedArray
-from ..errors import FxadValueError
+from ..errors import FxadTypeError, FxadValueError
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from . import ops
@@ -75,7 +75,6 @@ def _sylvester_jvp(primals, tangents):
 solve_sylvester_p.def_jvp(_sylvester_jvp)
 def _sylvester_transpose(ct, a, b, q):
     if is_undefined(a) or is_undefined(b) or not is_undefined(q):
-        from ..errors import FxadTypeError
         raise FxadTypeError("cannot transpose 'solve_sylvester': it is linear in q only")
     return [None, None, ct_for(q, solve_sylvester(mT(a), mT(b), ct))]
 solve_sylvester_p.def_transpose(_sylvester_transpose)
@@ -105,7 +104,7 @@ def _sqrtm_one(a, complex_out):
 def root_is_complex(a):
     """Whether SciPy's sqrtm of the real matrices `a` (concrete) is complex: some
     eigenvalue is real and negative. Symmetric positive definite matrices (the common case)
-    are recognized by a Cholesky factorization, ~1/300 of the eigenvalues' cost."""
+    are recognized by a Cholesky factorization, far cheaper than the eigenvalues."""
     a = np.asarray(a, np.float64)
     if np.array_equal(a, np.swapaxes(a, -1, -2)):
         try:
@@ -196,7 +195,6 @@ def _sylvester_schur_jvp(primals, tangents, trans):
 sylvester_schur_p.def_jvp(_sylvester_schur_jvp)
 def _sylvester_schur_transpose(ct, x, t, z, c, trans):
     if any(is_undefined(v) for v in (x, t, z)) or not is_undefined(c):
-        from ..errors import FxadTypeError
         raise FxadTypeError("cannot transpose 'sylvester_schur': it is linear in c only")
     return [None, None, None, ct_for(c, sylvester_schur(x, t, z, ct, 1 - trans))]
 sylvester_schur_p.def_transpose(_sylvester_schur_transpose)
