@@ -94,13 +94,18 @@ def halving_sum(z):
 
 
 def _sum_impl(x, axes, keepdims):
-    """np.add.reduce, except where NumPy would add more than 8 terms one after the next
-    (see _sum_plan: the batch axis of a bias gradient, the step axis of a scan's stacked
-    cotangents). There the trailing run is summed by NumPy (pairwise) and the rest by
-    halving_sum: float32 sums of 10^5 rows keep ~1e-7, not ~1e-5. The order is that of
-    the C-ordered array, whatever x's memory layout."""
-    plan = _sum_plan(np.shape(x), axes, keepdims) if axes else None
-    if plan is None or x.dtype.kind not in "fc":
+    """np.add.reduce of the C-ordered array (NumPy follows the memory order: a transposed
+    array's rows would be added one after the next), except where NumPy would add more
+    than 8 terms one after the next (see _sum_plan: the batch axis of a bias gradient, the
+    step axis of a scan's stacked cotangents). There the trailing run is summed by NumPy
+    (pairwise) and the rest by halving_sum: float32 sums of 10^5 rows keep ~1e-7, not
+    ~1e-5."""
+    if not axes or x.dtype.kind not in "fc":
+        return np.add.reduce(x, axes, keepdims=keepdims)
+    plan = _sum_plan(x.shape, axes, keepdims)
+    if plan is None:
+        if len(axes) < x.ndim:
+            x = np.ascontiguousarray(x)
         return np.add.reduce(x, axes, keepdims=keepdims)
     inner, perm, zshape, out = plan
     y = np.ascontiguousarray(x)
@@ -111,11 +116,21 @@ def _sum_impl(x, axes, keepdims):
     return halving_sum(y.reshape(zshape)).reshape(out)
 
 
+def _sum_lowering(ctx, args, axes, keepdims):
+    """NumPy's own call where _sum_impl makes it (of a C-ordered copy where that matters);
+    else the impl."""
+    a = ctx.in_avals[0]
+    if a.dtype.kind in "fc" and axes and _sum_plan(a.shape, axes, keepdims) is not None:
+        return None
+    x = args[0]
+    if a.dtype.kind in "fc" and 0 < len(axes) < len(a.shape):
+        x = f"_np.ascontiguousarray({x})"
+    return f"_np.add.reduce({x}, {axes!r}, keepdims={keepdims})"
+
+
 reduce_sum_p = reduction("reduce_sum", np.add)
 reduce_sum_p.def_impl(_sum_impl)
-reduce_sum_p.def_lowering(lambda ctx, args, axes, keepdims:  # NumPy's order: its own call
-                          f"_np.add.reduce({args[0]}, {axes!r}, keepdims={keepdims})"
-                          if _sum_plan(ctx.in_avals[0].shape, axes, keepdims) is None else None)
+reduce_sum_p.def_lowering(_sum_lowering)
 deflinear(reduce_sum_p, lambda ct, x, axes, keepdims: [
     ops.broadcast_to(expand_reduced(ct, x.aval.shape, axes, keepdims), x.aval.shape)])
 def reduce_sum(x, axes, keepdims=False):
