@@ -203,8 +203,15 @@ def reduce_prod(x, axes, keepdims=False):
 
 def _logsumexp_impl(x, axes, keepdims):
     import scipy.special
-    out = scipy.special.logsumexp(x, axis=axes, keepdims=keepdims)
     shape = reduced_shape(np.shape(x), axes, keepdims)
+    if axes and np.ndim(x) and _sum_plan(np.shape(x), axes, False) is not None:
+        # SciPy's sum of the exponentials follows memory order, one term after the next
+        # along a leading axis: with the reduced axes last and contiguous it is pairwise.
+        rest = tuple(i for i in range(np.ndim(x)) if i not in axes)
+        x = np.ascontiguousarray(np.transpose(x, rest + axes))
+        axes = tuple(range(len(rest), x.ndim))
+        keepdims = False
+    out = scipy.special.logsumexp(x, axis=axes, keepdims=keepdims)
     return out if np.shape(out) == shape else np.reshape(out, shape)  # SciPy: 0-d in, (1,) out
 
 
