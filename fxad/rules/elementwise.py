@@ -409,9 +409,11 @@ def arctanh(x): return arctanh_p.bind(x)
 # --- piecewise -----------------------------------------------------------------------------
 
 abs_p = elementwise("abs", np.abs)
-# |z|' = Re(conj(z) dz) / |z| for complex z; sign(x) for real x.
-defjvp_with_output(abs_p, lambda t, ans, x: div(real(mul(t, conj(x))), ans) if _is_complex(x)
-                   else mul(t, sign(x)))  # (not defderiv: complex t enters through real())
+# |z|' = Re(conj(z) dz) / |z| for complex z (0 at z = 0, as sign(0) = 0 is for real x and
+# as JAX has it: the unselected branch divides by 1); sign(x) for real x.
+defjvp_with_output(abs_p, lambda t, ans, x: (
+    div(real(mul(t, conj(x))), select(eq(ans, 0), 1.0, ans)) if _is_complex(x)
+    else mul(t, sign(x))))  # (not defderiv: complex t enters through real())
 def _is_complex(x): return _is_complex_dtype(dtype_of(x))
 def abs(x): return abs_p.bind(x)
 
