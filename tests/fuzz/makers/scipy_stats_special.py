@@ -141,6 +141,14 @@ def mk_signal(g):
     j = g.pick(lambda n: len(n.shape) == nd)
     mode = g.choice(["full", "same", "valid"])
     sa, sv = g.shape(i), g.shape(j)
+    if nd == 2 and g.coin(0.3):  # fftconvolve along one axis, elementwise along the other
+        ax = int(g.int(0, 1))
+        guard(sa[1 - ax] == sv[1 - ax] or 1 in (sa[1 - ax], sv[1 - ax]))
+        size = int(np.prod([a + b - 1 if k == ax or 1 in (a, b) else a
+                            for k, (a, b) in enumerate(zip(sa, sv))]))
+        guard(size <= MAX_SIZE)
+        return ("fftconvolve_axes", f"fxad.scipy.signal.fftconvolve(@0, @1, {mode!r}, "
+                f"axes={ax})", [i, j])
     if mode == "valid":
         guard(all(a >= b for a, b in zip(sa, sv)) or all(a <= b for a, b in zip(sa, sv)))
     size = int(np.prod([a + b - 1 for a, b in zip(sa, sv)]))
