@@ -61,7 +61,9 @@ UNARY_SMOOTH = [  # name, expression, lower bound of the argument (None: any val
     ("spence", "special.spence({x})", 0.1), ("loggamma", "special.loggamma({x})", 0.3),
     ("fresnel", "special.fresnel({x})[0]", None), ("sici", "special.sici({x})[0]", None),
     ("wofz", "fnp.real(special.wofz({x}))", None), ("exprel", "special.exprel({x})", None),
-    ("i1e", "special.i1e({x})", 0.1),
+    ("i1e", "special.i1e({x})", 0.1), ("y0", "special.y0({x})", 0.3),
+    ("yn", "special.yn(2, {x})", 0.5), ("k1", "special.k1({x})", 0.3),
+    ("kve", "special.kve(1.5, {x})", 0.3), ("rgamma", "special.rgamma({x})", None),
 ]
 
 
