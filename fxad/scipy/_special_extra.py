@@ -93,9 +93,20 @@ def y1(x):
     return bessel_y(x, 1)
 
 
+def _integer_order(n, x):
+    """x as SciPy's yn/kn compute it: an integer order selects their (long, double) loop, so
+    a float32 x gives float64; a float order keeps the float loops (and is truncated)."""
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool):
+        x = as_float(x)
+        return lax.convert_element_type(x, np.float64) if \
+            np.dtype(x.aval.dtype if isinstance(x, Tracer) else np.asarray(x).dtype) \
+            .kind == "f" else x
+    return _promoted(n, x)
+
+
 def yn(n, x):
     """Y_n(x), SciPy's integer-order function (a non-integer n is truncated, as SciPy does)."""
-    return bessel_y(_promoted(n, x), _static_order("yn", n), integer=True)
+    return bessel_y(_integer_order(n, x), _static_order("yn", n), integer=True)
 
 
 def yv(v, x):
@@ -120,7 +131,7 @@ def k1e(x):
 
 def kn(n, x):
     """K_n(x), SciPy's integer-order function (a non-integer n is truncated, as SciPy does)."""
-    return bessel_k(_promoted(n, x), _static_order("kn", n), integer=True)
+    return bessel_k(_integer_order(n, x), _static_order("kn", n), integer=True)
 
 
 def kv(v, x):
@@ -131,25 +142,33 @@ def kve(v, x):
     return bessel_ke(_promoted(v, x), _static_order("kve", v))
 
 
-# NumPy's functions under SciPy's names (SciPy's ufuncs of the same values)
+# NumPy's functions under SciPy's names, computed in the dtype SciPy's loops use (float16 in
+# float32, integers in float64)
+def _in_scipys_dtype(ufunc, x):
+    dt = x.aval.dtype if isinstance(x, Tracer) else np.asarray(x).dtype
+    with np.errstate(all="ignore"):
+        want = ufunc(np.ones((), dt)).dtype
+    return lax.convert_element_type(x, want) if want != dt else x
+
+
 def log1p(x):
-    return lax.log1p(as_float(x))
+    return lax.log1p(_in_scipys_dtype(_sc.log1p, x))
 
 
 def expm1(x):
-    return lax.expm1(as_float(x))
+    return lax.expm1(_in_scipys_dtype(_sc.expm1, x))
 
 
 def exp2(x):
-    return lax.exp2(as_float(x))
+    return lax.exp2(_in_scipys_dtype(_sc.exp2, x))
 
 
 def exp10(x):
-    return lax.pow(10.0, as_float(x))
+    return lax.pow(10.0, _in_scipys_dtype(_sc.exp10, x))
 
 
 def cbrt(x):
-    return lax.cbrt(as_float(x))
+    return lax.cbrt(_in_scipys_dtype(_sc.cbrt, x))
 
 
 def bessel_jn(z, *, v=0, n_iter=50):
