@@ -481,7 +481,9 @@ class Tracer:
             f"NumPy tried to convert a traced value ({self.aval.str_short()}, under "
             f"'{self._trace.name}') into a plain array, which would lose the trace. Use "
             "fxad.numpy (or NumPy functions fxad dispatches) on traced values: for "
-            "np.asarray(x), fxad.numpy.asarray(x); for `a.dot(x)` on a NumPy array, `a @ x`; "
+            "np.asarray(x), fxad.numpy.asarray(x); for traced values in a list given to NumPy "
+            "(np.array([a, b]), np.sum([a, b]), np.exp([a, b])), np.stack([a, b]) first, which "
+            "NumPy hands to fxad; for `a.dot(x)` on a NumPy array, `a @ x`; "
             "for `a[i]` with a traced i, fxad.numpy.take(a, i, axis) or "
             "fxad.numpy.asarray(a)[i]. If you really want the number, compute it outside the "
             "transformation.")

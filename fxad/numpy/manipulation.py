@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import lax
 from ..core import Tracer
-from ..errors import FxadValueError
+from ..errors import FxadTypeError, FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 from .reductions import normalize_axes
 
@@ -107,22 +107,38 @@ def atleast_1d(a):
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    arrays = _cast_all(arrays, dtype, out, "concatenate")
+    arrays = _cast_all(arrays, dtype, out, "concatenate", casting)
     if axis is None:
         return lax.concatenate([ravel(a) for a in arrays], 0)
     nd = ndim(arrays[0])
     return lax.concatenate(arrays, int(axis) % nd)
 
 
-def _cast_all(arrays, dtype, out, name):
+_CASTING = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def _cast_all(arrays, dtype, out, name, casting="same_kind"):
+    """The arrays in the result's dtype (`dtype`, or their common type), each cast allowed
+    by `casting` (NumPy's rule: "Cannot cast array data from ..." otherwise)."""
     if out is not None:
         raise FxadValueError(f"{name}: out= must be None; fxad returns new arrays")
+    if casting not in _CASTING:
+        raise FxadValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
+                             f"'unsafe' (got {casting!r})")
     arrays = list(arrays)
-    return arrays if dtype is None else [lax.convert_element_type(a, dtype) for a in arrays]
+    dts = [dtype_of(a) if isinstance(a, Tracer) else np.asarray(a).dtype for a in arrays]
+    target = np.dtype(dtype) if dtype is not None else np.result_type(*dts) if dts else None
+    for dt in dts:
+        if not np.can_cast(dt, target, casting):
+            raise FxadTypeError(f"Cannot cast array data from {dt!r} to {target!r} according "
+                                f"to the rule {casting!r}")
+    if dtype is None:
+        return arrays
+    return [lax.convert_element_type(a, target) for a in arrays]
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    arrays = _cast_all(arrays, dtype, out, "stack")
+    arrays = _cast_all(arrays, dtype, out, "stack", casting)
     if not arrays:
         raise FxadValueError("need at least one array to stack")
     nd = ndim(arrays[0]) + 1
@@ -166,13 +182,13 @@ def atleast_3d(a):
     return lax.reshape(a, (1, 1, 1) if nd == 0 else (1,) + s + (1,) if nd == 1 else s + (1,))
 
 
-def vstack(tup):
-    return concatenate([atleast_2d(a) for a in tup], 0)
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype, casting=casting)
 
 
-def hstack(tup):
+def hstack(tup, *, dtype=None, casting="same_kind"):
     arrs = [atleast_1d(a) for a in tup]
-    return concatenate(arrs, 0 if ndim(arrs[0]) == 1 else 1)
+    return concatenate(arrs, 0 if ndim(arrs[0]) == 1 else 1, dtype=dtype, casting=casting)
 
 
 def dstack(tup):

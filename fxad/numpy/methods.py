@@ -8,6 +8,7 @@ import numpy as np
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError
+from . import array_conversion  # noqa: F401  (Tracer.__array__'s error, told from NumPy's frames)
 from . import creation, manipulation as shape, products, reductions, series, ufuncs
 from ..rules.elementwise import add_p, div_p, mul_p, sub_p
 from ..rules.indexing import getitem

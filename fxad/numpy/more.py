@@ -63,9 +63,9 @@ def dsplit(ary, indices_or_sections):
     return split(ary, indices_or_sections, 2)
 
 
-def row_stack(tup):
+def row_stack(tup, *, dtype=None, casting="same_kind"):
     from .manipulation import vstack
-    return vstack(tup)
+    return vstack(tup, dtype=dtype, casting=casting)
 
 
 def concat(arrays, /, *, axis=0):

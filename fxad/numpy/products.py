@@ -73,6 +73,36 @@ def vdot(a, b):
     return lax.dot_general(ravel(a), ravel(b), (((0,), (0,)), ((), ())))
 
 
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _sublist_letters(sub):
+    """A sublist ([0, 1], [Ellipsis, 2]) as subscript letters: NumPy's mapping (0-25 -> A-Z,
+    26-51 -> a-z), which keeps the implicit output in ascending order of the integers."""
+    out = []
+    for s in sub:
+        if s is Ellipsis:
+            out.append("...")
+        elif isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 0 <= s < 52:
+            out.append(_LETTERS[int(s)])
+        else:
+            raise FxadValueError(f"einsum: subscripts in a sublist must be integers in "
+                                 f"[0, 52) or Ellipsis, got {s!r}")
+    return "".join(out)
+
+
+def _interleaved(args):
+    """einsum(a, [0, 1], b, [1, 2], [0, 2]) -> ("AB,BC->AC", (a, b))."""
+    operands, subs = args[0::2], args[1::2]
+    out = None
+    if len(args) % 2:  # a trailing output sublist
+        operands, out = args[0:-1:2], args[-1]
+    spec = ",".join(_sublist_letters(s) for s in subs)
+    if out is not None:
+        spec += "->" + _sublist_letters(out)
+    return spec, tuple(operands)
+
+
 def _parse_einsum(spec, operands):
     """(operand subscripts, output subscripts), with '...' spelled out in letters that the
     spec does not use (right-aligned, as NumPy broadcasts them)."""
@@ -82,7 +112,7 @@ def _parse_einsum(spec, operands):
     if len(ins) != len(operands):
         raise FxadValueError(f"einsum: {len(ins)} operand subscripts for {len(operands)} "
                              "operands")
-    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in spec]
+    spare = [c for c in _LETTERS if c not in spec]
     n_ell = max([ndim(x) - len(s.replace("...", "")) for s, x in zip(ins, operands)
                  if "..." in s], default=0)
     ell = "".join(spare[:n_ell])
@@ -148,7 +178,10 @@ def _einsum_pair(a, ai, b, bi, keep):
 
 def einsum(subscripts, *operands, optimize=False):
     """Einstein summation, contracted pairwise left to right with dot_general (optimize= is
-    accepted and changes nothing)."""
+    accepted and changes nothing). Both of NumPy's forms: a subscripts string, or operands
+    interleaved with integer sublists, `einsum(a, [0, 1], b, [1, 2], [0, 2])`."""
+    if not isinstance(subscripts, str):
+        subscripts, operands = _interleaved((subscripts,) + operands)
     ins, out = _parse_einsum(subscripts, operands)
     pairs = [_take_diagonals(x, s) for x, s in zip(operands, ins)]
     ins = [s for _, s in pairs]

@@ -195,3 +195,30 @@ def angle(z, deg=False):
     im = lax.imag(z) if _dtype_of(z).kind == "c" else np.zeros((), _dtype_of(z))
     a = lax.arctan2(im, lax.real(z))
     return rad2deg(a) if deg else a
+
+
+def real_if_close(a, tol=100):
+    """The real part when every imaginary part is below tol (in units of the dtype's
+    epsilon when tol > 1), else `a` itself: NumPy's function, whose output dtype depends on
+    the values. Where the values are known (arrays; eager grad, jvp, vjp) that is decided as
+    NumPy does, and the derivative is that of the branch taken (the real part's, or the
+    identity's); under jit and vmap the values are not known when the program is built, and
+    a complex input is refused (a real one is returned as is)."""
+    from ..errors import ConcretizationError
+    from .creation import asarray
+    from .reductions import all as all_
+    a = asarray(a)
+    dt = _dtype_of(a)
+    if dt.kind != "c":
+        return a
+    if tol > 1:
+        tol = float(np.finfo(dt).eps) * tol
+    try:
+        close = bool(all_(lax.lt(lax.abs(lax.imag(a)), tol)))
+    except ConcretizationError:
+        raise ConcretizationError(
+            "real_if_close returns a real or a complex array depending on the values, which "
+            "are not known under jit or vmap (a traced result needs one dtype). Use "
+            "fxad.numpy.real(a) if the imaginary parts are known to be negligible, keep the "
+            "complex array, or call it outside the transformation.") from None
+    return lax.real(a) if close else a

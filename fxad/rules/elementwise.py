@@ -358,12 +358,17 @@ def arccos(x): return arccos_p.bind(x)
 # Derivatives with 1 + x² or x² + y² in them go through hypot (fxad/rules/ufunc_math.py),
 # which neither overflows nor underflows: 1 / (1 + x²) = (1 / hypot(1, x))², finite and right
 # at |x| = 1e160 and 1e-300.
+# A complex x has no hypot (NumPy's is real-only) and needs none: 1 + z² is the derivative's
+# own formula on the principal branch (the cuts of sqrt(1 + z²) are arcsinh's).
 def _inv_hypot1(x):
+    if _is_complex(x):
+        return rsqrt(add(1.0, mul(x, x)))
     return div(1.0, ops.hypot(x, 1.0))
 
 
 arctan_p = elementwise("arctan", np.arctan)
-defderiv(arctan_p, lambda x: integer_pow(_inv_hypot1(x), 2))
+defderiv(arctan_p, lambda x: div(1.0, add(1.0, mul(x, x))) if _is_complex(x)
+         else integer_pow(_inv_hypot1(x), 2))
 def arctan(x): return arctan_p.bind(x)
 
 

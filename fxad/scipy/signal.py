@@ -9,7 +9,7 @@ from .. import lax
 from .. import numpy as fnp
 from ..errors import FxadValueError
 from ..numpy.linalg import as_float
-from ..rules.signal_conv import convolve_window, mode_window
+from ..rules.signal_conv import convolve_window, freq_window, mode_window
 
 _METHODS = ("auto", "direct", "fft")
 
@@ -44,15 +44,17 @@ def correlate(in1, in2, mode="full", method="auto"):
 
 
 def fftconvolve(in1, in2, mode="full", axes=None):
-    if axes is not None:
-        nd = fnp.ndim(in1)
-        if sorted(int(a) % max(nd, 1) for a in np.atleast_1d(axes)) != list(range(nd)):
-            raise FxadValueError("fftconvolve: axes other than all of them are not supported; "
-                                 "use vmap over the other axes")
-    return convolve(in1, in2, mode, method="fft")
+    """Convolution by FFT along `axes` (default: all), elementwise along the other axes, where
+    the operands' lengths must be equal or 1 (broadcast), as SciPy's."""
+    in1, in2 = _operands("fftconvolve", in1, in2, "fft")
+    if fnp.ndim(in1) == 0:
+        return lax.mul(in1, in2)
+    conv, start, size = freq_window(mode, fnp.shape(in1), fnp.shape(in2), axes)
+    return convolve_window(in1, in2, start, size, "fft", conv)
 
 
 def oaconvolve(in1, in2, mode="full", axes=None):
+    """SciPy's overlap-add convolution has fftconvolve's values (up to rounding)."""
     return fftconvolve(in1, in2, mode, axes)
 
 
