@@ -395,6 +395,39 @@ __all__ = ["rollaxis", "vsplit", "hsplit", "dsplit", "row_stack", "concat", "per
            "put_along_axis", "put", "cumulative_sum", "cumulative_prod"]
 
 
+def lift_sequences(args):
+    """`args` with every list or tuple that holds traced values stacked (as asarray does), or
+    None when none does. A ragged one is left as it is (the function says what is wrong)."""
+    from .creation import _has_tracer
+    out, changed = [], False
+    for a in args:
+        if (type(a) is list or type(a) is tuple) and _has_tracer(a):
+            try:
+                a, changed = asarray(a), True
+            except (ValueError, TypeError):
+                pass
+        out.append(a)
+    return tuple(out) if changed else None
+
+
+def stack_traced_lists(f):
+    """`f` with its positional lists of traced values stacked first: a list of traced values
+    is an array_like, as NumPy's own lists are. (Primitives do the same in bind; this is for
+    functions written in Python, which look at their arguments before binding.)"""
+    import functools
+
+    @functools.wraps(f)
+    def g(*args, **kwargs):
+        for a in args:
+            if type(a) is list or type(a) is tuple:
+                lifted = lift_sequences(args)
+                if lifted is not None:
+                    args = lifted
+                break
+        return f(*args, **kwargs)
+    return g
+
+
 def accept_sequences(f):
     """`f` taking its first argument as fxad.numpy.asarray does: a list or tuple of traced
     values is stacked (`fxad.numpy.mean([t0, t1])`; NumPy itself cannot dispatch that)."""
