@@ -17,7 +17,7 @@ from ..rules.indexing import getitem
 from .at import at
 from .creation import asarray
 from .manipulation import (argsort, concatenate, moveaxis, ndim,
-                           ravel, reshape, split, take, transpose)
+                           ravel, reshape, sort, split, take, transpose)
 from .reductions import cumprod, cumsum, max as _max, mean as _mean, min as _min, sum as _sum
 from .statistics import median as _median
 
@@ -153,10 +153,9 @@ def sort_complex(a):
     a = asarray(a)
     if dtype_of(a).kind != "c":
         a = lax.convert_element_type(a, np.result_type(dtype_of(a), np.complex64))
-    flat = ravel(a) if ndim(a) != 1 else a
-    return take(flat, ops.lexsort(lax.real(flat), lax.imag(flat), axis=0)) if ndim(a) == 1 \
-        else reshape(take(flat, ops.lexsort(lax.real(flat), lax.imag(flat), axis=0)),
-                     shape_of(a))
+    # NumPy's order for complex values is sort_complex's (real part, then imaginary part);
+    # like it, along the last axis
+    return sort(a, axis=-1)
 
 
 # --- functional versions of in-place functions ------------------------------------------------

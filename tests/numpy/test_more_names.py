@@ -82,6 +82,9 @@ def test_shapes_and_puts():
         fnp.fill_diagonal(a, 0.0, inplace=True)
     z = np.array([1 + 2j, 1 - 1j, -1 + 0j])
     np.testing.assert_array_equal(fnp.sort_complex(z), np.sort_complex(z))
+    zz = np.array([[2 + 1j, 1 - 1j, 1 + 3j], [-1 + 0j, 5 - 2j, -1 - 1j]])  # rows sort apart
+    np.testing.assert_array_equal(fnp.sort_complex(zz), np.sort_complex(zz))
+    np.testing.assert_array_equal(fnp.sort_complex(zz.real), np.sort_complex(zz.real))
     np.testing.assert_array_equal(fnp.trim_zeros(np.array([0.0, 0, 1, 2, 0])), [1.0, 2.0])
     np.testing.assert_array_equal(fnp.compress(np.array([1, 0, 1]), a, axis=0), a[[0, 2]])
     np.testing.assert_array_equal(fnp.extract(a > 6, a), a[a > 6])
