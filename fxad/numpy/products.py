@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import lax
 from ..errors import FxadValueError
+from ..rules.helpers import dtype_of
 from .manipulation import ndim, ravel, shape, squeeze
 
 
@@ -70,7 +71,12 @@ def outer(a, b):
 
 
 def vdot(a, b):
-    return lax.dot_general(ravel(a), ravel(b), (((0,), (0,)), ((), ())))
+    """sum(conj(a) * b) over the flattened arrays: NumPy's vdot conjugates its first
+    argument."""
+    a = ravel(a)
+    if dtype_of(a).kind == "c":
+        a = lax.conj(a)
+    return lax.dot_general(a, ravel(b), (((0,), (0,)), ((), ())))
 
 
 def _parse_einsum(spec, operands):
