@@ -20,3 +20,4 @@ def polygamma(n, x):
 # SciPy's b= and return_sign= (fxad/scipy/_logsumexp.py).
 from ._special_extra import *  # noqa: F401,F403,E402
 from ._logsumexp import log_softmax, logsumexp, softmax  # noqa: F401,E402
+from ._special_extra import jv as jn  # noqa: F401,E402  (SciPy's jn is jv, by another name)
