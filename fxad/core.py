@@ -495,6 +495,14 @@ class Tracer:
         return self._scalar(complex, "complex")
 
     def __array__(self, dtype=None, copy=None):
+        if dtype is not None and np.dtype(dtype).kind in "iub" and is_float(self.dtype) \
+                and self._trace.differentiates:
+            t = np.dtype(dtype).name
+            raise TracerArrayConversionError(
+                f"NumPy tried to make {t} values of a traced value ({self.aval.str_short()}, "
+                f"under '{self._trace.name}'), which would drop its derivative. Write "
+                f"np.{t}(fxad.stop_gradient(x)) if that is what you mean (integers carry no "
+                f"derivative), or x.astype('{t}') to keep the conversion traced.")
         raise TracerArrayConversionError(
             f"NumPy tried to convert a traced value ({self.aval.str_short()}, under "
             f"'{self._trace.name}') into a plain array, which would lose the trace. Use "

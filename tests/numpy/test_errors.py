@@ -28,6 +28,10 @@ from ..rules.common import XP
     (lambda x: fnp.fft.fft(x, 0), FxadValueError, "data points"),
     (lambda x: fnp.fft.fft(x, norm="unitary"), FxadValueError, "norm"),
     (lambda x: fnp.fft.fftn(x, axes=(0, 0)), FxadValueError, "axes"),
+    # NumPy's integer conversions of a differentiated value name the two ways out
+    (lambda x: x[np.int64(x)], fxad.errors.TracerArrayConversionError, "stop_gradient"),
+    (lambda x: x[np.asarray(x, dtype=int)], fxad.errors.TracerArrayConversionError,
+     r"astype\('int64'\)"),
 ])
 def test_clear_errors(call, err, match):
     with pytest.raises(err, match=match):
