@@ -219,6 +219,22 @@ def _resolve_static(fun, nums, names):
             not var_pos)
 
 
+_CACHES = "__fxad_jit_caches__"
+
+
+def _caches_of(fun, options, size):
+    """The caches of `jit(fun, **options)`. They live on the function object, as JAX keys its
+    compilation cache on the function: `jit(f)(x)` written inline (a new wrapper each time)
+    traces once, and the caches die with `f` (nothing global keeps user functions alive).
+    A bound method (its attributes are its function's, shared by every instance, while the
+    instance is baked into the program) or a callable without attributes gets its own."""
+    d = None if inspect.ismethod(fun) else getattr(fun, "__dict__", None)
+    if not isinstance(d, dict):
+        return BoundedCache(size), BoundedCache(size)
+    table = d.setdefault(_CACHES, {})
+    return table.setdefault(options, (BoundedCache(size), BoundedCache(size)))
+
+
 class _Jitted:
     CACHE_SIZE = 64  # signatures kept per function (least recently used dropped)
 
@@ -235,9 +251,12 @@ class _Jitted:
         # inputs, so it is checked for well-formedness and otherwise has no effect.
         _as_tuple(donate_argnums, int, "donate_argnums")
         _as_tuple(donate_argnames, str, "donate_argnames")
-        self.cache = BoundedCache(self.CACHE_SIZE)
-        self.fast = BoundedCache(self.CACHE_SIZE)  # _fast_key -> (compiled, output tree)
+        # self.cache: signature -> (program, output tree); self.fast: _fast_key -> (compiled,
+        # output tree). Shared by every jit of the same function with the same options.
+        self.cache, self.fast = _caches_of(fun, (self.static_argnums, self.static_argnames,
+                                                 self._strict, self.backend), self.CACHE_SIZE)
         functools.update_wrapper(self, fun)
+        self.__dict__.pop(_CACHES, None)  # (update_wrapper copied fun's attributes)
 
     def __get__(self, obj, objtype=None):
         """A jitted function in a class body binds to the instance like a plain function."""
