@@ -36,3 +36,11 @@ from ..rules.common import XP
 def test_clear_errors(call, err, match):
     with pytest.raises(err, match=match):
         fxad.grad(lambda x: fnp.sum(call(x)))(np.array([0.3, -1.2, 0.8, 2.0]))
+
+
+@pytest.mark.parametrize("obj", [object(), [None, 1.0], {"a": 1.0}])
+def test_no_arrays_of_python_objects(obj):
+    # NumPy makes dtype=object arrays of these; fxad (as JAX) refuses them at once
+    for make in (fnp.asarray, fnp.array):
+        with pytest.raises(FxadTypeError, match="dtype=object"):
+            make(obj)
