@@ -219,6 +219,18 @@ def _resolve_static(fun, nums, names):
             not var_pos)
 
 
+def _array_argument(x, i):
+    """A leaf of jit's arguments as the array it stands for; a string or any object that is no
+    array is refused here, as JAX refuses it, rather than traced as a string array."""
+    a = np.asarray(x)
+    if a.dtype.kind in "OUSV":
+        raise FxadTypeError(f"jit: argument leaf {i} is a {type(x).__name__} ({x!r:.40}), not "
+                            "an array or a number; pass it as a static argument "
+                            "(static_argnums / static_argnames), or keep it in a pytree "
+                            "node's auxiliary data")
+    return a
+
+
 _CACHES = "__fxad_jit_caches__"
 
 
@@ -283,7 +295,7 @@ class _Jitted:
         # Python scalars stay Python scalars: their avals are weak, so they promote as they do
         # eagerly (float32 array * 2.0 is float32), and the weak flag is part of the key.
         flat = [x if hasattr(x, "aval") or isinstance(x, np.ndarray) or type(x) in _PY_SCALARS
-                or _shape_struct(x) else np.asarray(x) for x in flat]
+                or _shape_struct(x) else _array_argument(x, i) for i, x in enumerate(flat)]
         avals = [ShapedArray(x.shape, x.dtype) if _shape_struct(x) else get_aval(x)
                  for x in flat]
         skey = tuple(_static_key(args[i], i) for i in static) + \

@@ -605,3 +605,18 @@ def test_repeat_calls_with_lists_and_tuples_take_the_fast_path():
     for _ in range(2):
         np.testing.assert_allclose(g({"a": x}), 2 * x)
     assert len(g.fast) == 0
+
+
+def test_non_array_leaves_are_refused_with_the_fix():
+    """A string (or other object) among jit's arguments is refused at the call, as JAX
+    refuses it, naming static arguments as the fix; as a static argument it works."""
+    from typing import Any, NamedTuple
+
+    class Named(NamedTuple):
+        name: str
+        a: Any
+    with pytest.raises(fxad.errors.FxadTypeError, match="static_argnums"):
+        fxad.jit(lambda c: c.a * 2.0)(Named("moc", 1.0))
+    with pytest.raises(TypeError, match="static_argnums"):
+        fxad.jit(lambda s, x: x)("a", 1.0)
+    assert fxad.jit(lambda s, x: x * len(s), static_argnums=0)("ab", 1.5) == 3.0
