@@ -220,10 +220,10 @@ def _resolve_static(fun, nums, names):
 
 
 def _array_argument(x, i):
-    """A leaf of jit's arguments as the array it stands for; a string or any object that is no
-    array is refused here, as JAX refuses it, rather than traced as a string array."""
+    """A leaf of jit's arguments as the array it stands for; a string is refused here, as JAX
+    refuses it, rather than traced as an array of characters."""
     a = np.asarray(x)
-    if a.dtype.kind in "OUSV":
+    if a.dtype.kind in "US":
         raise FxadTypeError(f"jit: argument leaf {i} is a {type(x).__name__} ({x!r:.40}), not "
                             "an array or a number; pass it as a static argument "
                             "(static_argnums / static_argnames), or keep it in a pytree "

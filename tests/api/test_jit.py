@@ -607,9 +607,9 @@ def test_repeat_calls_with_lists_and_tuples_take_the_fast_path():
     assert len(g.fast) == 0
 
 
-def test_non_array_leaves_are_refused_with_the_fix():
-    """A string (or other object) among jit's arguments is refused at the call, as JAX
-    refuses it, naming static arguments as the fix; as a static argument it works."""
+def test_string_leaves_are_refused_with_the_fix():
+    """A string among jit's arguments is refused at the call, as JAX refuses it, naming
+    static arguments as the fix; as a static argument it works."""
     from typing import Any, NamedTuple
 
     class Named(NamedTuple):
