@@ -181,11 +181,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Cross products of 2- or 3-vectors (NumPy's axes: the vectors lie along axisa of a,
     axisb of b, and the result's along axisc; `axis` sets all three). Two 2-vectors give
     the z component only, as in NumPy."""
-    from .creation import asarray
     from .manipulation import moveaxis, stack
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b = moveaxis(asarray(a), axisa, -1), moveaxis(asarray(b), axisb, -1)
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)  # (moveaxis takes array_likes)
     na, nb = shape(a)[-1], shape(b)[-1]
     if na not in (2, 3) or nb not in (2, 3):
         raise FxadValueError("incompatible dimensions for cross product (dimension must be "
