@@ -222,9 +222,10 @@ class PyTreeDef:
         kind, t = self._kind, self._type
         if kind == _LEAF:
             return "*"
-        if kind in (_NT, _DC):
-            names = t._fields if kind == _NT else self._aux
-            return f"{t.__name__}({', '.join(f'{n}={c}' for n, c in zip(names, ch))})"
+        if kind == _NT:  # (JAX's text for these)
+            return f"CustomNode(namedtuple[{t.__name__}], [{', '.join(ch)}])"
+        if kind == _DC:
+            return f"{t.__name__}({', '.join(f'{n}={c}' for n, c in zip(self._aux, ch))})"
         if t is type(None):
             return "None"
         if t is tuple:
@@ -234,7 +235,7 @@ class PyTreeDef:
         if t is dict or t is OrderedDict:
             body = "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(self._aux, ch)) + "}"
             return body if t is dict else f"OrderedDict({body})"
-        return f"CustomNode({t.__name__}[{self._aux!r}], [{', '.join(ch)}])"
+        return f"CustomNode({t.__name__}[{self._aux}], [{', '.join(ch)}])"
 
 
 def _preorder(td):

@@ -42,6 +42,9 @@ from numpy import (  # noqa: F401  dtypes, dtype helpers and constants, as NumPy
     get_printoptions, printoptions, set_printoptions, array_repr, array_str, load, save,
     savez, frombuffer, fromfile, fromiter, fromstring)
 from numpy import complex128 as complex_, float64 as float_  # noqa: F401  (JAX's aliases)
+from numpy import (  # noqa: F401  the rest of NumPy's scalar type names
+    byte, clongdouble, half, intc, intp, long, longdouble, longlong, short, ubyte, uintc,
+    uintp, ulong, ulonglong, ushort)
 from numpy.exceptions import ComplexWarning  # noqa: F401
 from .more import accept_sequences as _seq  # noqa: E402
 
@@ -53,6 +56,39 @@ from .more import accept_sequences as _seq  # noqa: E402
     cumprod, median, average, ptp, nansum, nanmean, nanmax, nanmin, nanstd, nanvar, nanprod,
     quantile, percentile, count_nonzero))
 from . import fft, linalg  # noqa: F401,E402
+from .more import lift_sequences as _lift_sequences, stack_traced_lists as _stack_traced  # noqa: E402
+from ..core import set_sequence_hook as _set_sequence_hook  # noqa: E402
+
+
+# Functions of rules/ that look at their argument's dtype before binding (the others are one
+# bind, which stacks lists itself, with no wrapper's cost).
+_READ_DTYPE_FIRST = ("real", "imag", "conj", "conjugate", "sign", "angle")
+# Functions whose list argument is a sequence of arrays, not one array.
+_TAKE_SEQUENCES = ("array", "asarray", "concatenate", "concat", "stack", "vstack", "hstack",
+                   "dstack", "column_stack", "row_stack", "block", "einsum", "select",
+                   "piecewise", "choose", "lexsort", "ix_", "meshgrid", "broadcast_arrays",
+                   "multi_dot", "savez", "apply_along_axis", "apply_over_axes", "vectorize",
+                   "frompyfunc", "fromfunction")
+
+
+def _accept_traced_lists(namespace):
+    """A list of traced values is an array_like wherever NumPy takes one: primitives stack it
+    in bind (the hook); functions written in Python stack it before they start."""
+    import types
+    for name, f in list(namespace.items()):
+        if name.startswith("_") or name in _TAKE_SEQUENCES or \
+                not isinstance(f, types.FunctionType) or getattr(f, "_stacks_lists", False):
+            continue
+        if f.__module__.startswith(("fxad.numpy", "fxad.scipy")) or name in _READ_DTYPE_FIRST:
+            g = _stack_traced(f)
+            g._stacks_lists = True
+            namespace[name] = g
+
+
+_set_sequence_hook(_lift_sequences)
+_accept_traced_lists(globals())
+_accept_traced_lists(vars(linalg))
+_accept_traced_lists(vars(fft))
 
 # NumPy dispatch (fxad/numpy/methods.py) finds fxad's counterparts of NumPy functions here.
 import sys as _sys  # noqa: E402

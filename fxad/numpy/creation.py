@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import lax
 from ..core import Tracer
-from ..errors import FxadValueError
+from ..errors import FxadTypeError, FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 
 from .at import indexable
@@ -116,12 +116,24 @@ def _stack_nested(obj):
     return obj
 
 
+def _numeric(a, obj):
+    """fxad computes with numbers: an array of arbitrary Python objects (what NumPy makes of
+    them) is refused, as JAX refuses it, instead of failing later or far away."""
+    if a.dtype == object:
+        text = repr(obj)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        raise FxadTypeError(f"fxad.numpy cannot make an array from {text}: NumPy would make "
+                            "a dtype=object array, which fxad cannot compute with; pass "
+                            "numbers or arrays")
+    return a
+
+
 def array(obj, dtype=None, copy=True):
     """np.array, also for (nested) lists that contain tracers: those are stacked."""
     if _has_tracer(obj):
         out = _stack_nested(obj)
         return out if dtype is None else lax.convert_element_type(out, dtype)
-    return indexable(np.array(obj, dtype=dtype, copy=copy))
+    return indexable(_numeric(np.array(obj, dtype=dtype, copy=copy), obj))
 
 
 def copy(a):
@@ -136,4 +148,4 @@ def asarray(obj, dtype=None):
         return obj if dtype is None else lax.convert_element_type(obj, dtype)
     if _has_tracer(obj):
         return array(obj, dtype)
-    return indexable(np.asarray(obj, dtype=dtype))
+    return indexable(_numeric(np.asarray(obj, dtype=dtype), obj))

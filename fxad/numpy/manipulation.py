@@ -62,7 +62,13 @@ def transpose(a, axes=None):
     return lax.transpose(a, axes)
 
 
+def _arr(a):
+    """An array_like as an array (lax's no-op shortcuts would hand a list back unchanged)."""
+    return a if isinstance(a, (Tracer, np.ndarray)) else np.asarray(a)
+
+
 def moveaxis(a, source, destination):
+    a = _arr(a)
     nd = ndim(a)
     src = [s % nd for s in ((source,) if isinstance(source, int) else source)]
     dst = [d % nd for d in ((destination,) if isinstance(destination, int) else destination)]
@@ -209,6 +215,7 @@ def array_split(a, indices_or_sections, axis=0):
 
 
 def roll(a, shift, axis=None):
+    a = _arr(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), shape(a))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
@@ -396,6 +403,7 @@ def matrix_transpose(x, /):
 
 
 def unstack(x, /, *, axis=0):
+    x = _arr(x)
     return tuple(lax.reshape(t, tuple(d for i, d in enumerate(shape(t)) if i != axis % ndim(x)))
                  for t in split(x, shape(x)[axis], axis))
 

@@ -17,7 +17,7 @@ from ..rules.indexing import getitem
 from .at import at
 from .creation import asarray
 from .manipulation import (argsort, concatenate, moveaxis, ndim,
-                           ravel, reshape, split, take, transpose)
+                           ravel, reshape, sort, split, take, transpose)
 from .reductions import cumprod, cumsum, max as _max, mean as _mean, min as _min, sum as _sum
 from .statistics import median as _median
 
@@ -153,10 +153,9 @@ def sort_complex(a):
     a = asarray(a)
     if dtype_of(a).kind != "c":
         a = lax.convert_element_type(a, np.result_type(dtype_of(a), np.complex64))
-    flat = ravel(a) if ndim(a) != 1 else a
-    return take(flat, ops.lexsort(lax.real(flat), lax.imag(flat), axis=0)) if ndim(a) == 1 \
-        else reshape(take(flat, ops.lexsort(lax.real(flat), lax.imag(flat), axis=0)),
-                     shape_of(a))
+    # NumPy's order for complex values is sort_complex's (real part, then imaginary part);
+    # like it, along the last axis
+    return sort(a, axis=-1)
 
 
 # --- functional versions of in-place functions ------------------------------------------------
@@ -393,6 +392,39 @@ __all__ = ["rollaxis", "vsplit", "hsplit", "dsplit", "row_stack", "concat", "per
            "tri", "tril_indices_from", "triu_indices_from", "diag_indices_from",
            "ravel_multi_index", "unravel_index", "lexsort", "sort_complex", "fill_diagonal",
            "put_along_axis", "put", "cumulative_sum", "cumulative_prod"]
+
+
+def lift_sequences(args):
+    """`args` with every list or tuple that holds traced values stacked (as asarray does), or
+    None when none does. A ragged one is left as it is (the function says what is wrong)."""
+    from .creation import _has_tracer
+    out, changed = [], False
+    for a in args:
+        if (type(a) is list or type(a) is tuple) and _has_tracer(a):
+            try:
+                a, changed = asarray(a), True
+            except (ValueError, TypeError):
+                pass
+        out.append(a)
+    return tuple(out) if changed else None
+
+
+def stack_traced_lists(f):
+    """`f` with its positional lists of traced values stacked first: a list of traced values
+    is an array_like, as NumPy's own lists are. (Primitives do the same in bind; this is for
+    functions written in Python, which look at their arguments before binding.)"""
+    import functools
+
+    @functools.wraps(f)
+    def g(*args, **kwargs):
+        for a in args:
+            if type(a) is list or type(a) is tuple:
+                lifted = lift_sequences(args)
+                if lifted is not None:
+                    args = lifted
+                break
+        return f(*args, **kwargs)
+    return g
 
 
 def accept_sequences(f):

@@ -179,18 +179,24 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     """Equal-width edges over `range` (default: the data's min and max, with no derivative),
-    or the given edges."""
+    or the given edges. NumPy's, bit for bit: its linspace lo + i * ((hi - lo) / n) with the
+    last edge hi itself (the maximum lands on it: the last bin is closed), computed in the
+    bounds' dtype (the data's float dtype, float64 for a given range) and returned in the
+    data's float dtype."""
     if not isinstance(bins, (int, np.integer)):
         return asarray(bins)
+    flat = ravel(asarray(a))
+    out_dt = dtype_of(flat) if dtype_of(flat).kind == "f" else np.dtype(np.float64)
     if range is None:
-        flat = ravel(asarray(a))
-        lo, hi = stop_gradient(_min(flat)), stop_gradient(_max(flat))
-        same = lax.eq(lo, hi)
-        lo, hi = lax.select(same, lax.sub(lo, 0.5), lo), lax.select(same, lax.add(hi, 0.5), hi)
+        lo, hi = (lax.convert_element_type(stop_gradient(m(flat)), out_dt) for m in (_min, _max))
     else:
-        lo, hi = float(range[0]), float(range[1])
-    steps = np.linspace(0.0, 1.0, int(bins) + 1)
-    return lax.add(lo, lax.mul(lax.sub(hi, lo), steps))
+        lo, hi = np.float64(range[0]), np.float64(range[1])
+    same = lax.eq(lo, hi)
+    lo, hi = lax.select(same, lax.sub(lo, 0.5), lo), lax.select(same, lax.add(hi, 0.5), hi)
+    n = int(bins)
+    inner = lax.add(lax.mul(np.arange(n, dtype=dtype_of(lo)), lax.div(lax.sub(hi, lo), n)), lo)
+    edges = concatenate([inner, lax.reshape(hi, (1,))])
+    return lax.convert_element_type(edges, out_dt)
 
 
 def histogram(a, bins=10, range=None, density=False, weights=None):  # noqa: A002

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import lax
 from ..errors import FxadValueError
+from ..rules.helpers import dtype_of
 from .manipulation import ndim, ravel, shape, squeeze
 
 
@@ -70,7 +71,12 @@ def outer(a, b):
 
 
 def vdot(a, b):
-    return lax.dot_general(ravel(a), ravel(b), (((0,), (0,)), ((), ())))
+    """sum(conj(a) * b) over the flattened arrays: NumPy's vdot conjugates its first
+    argument."""
+    a = ravel(a)
+    if dtype_of(a).kind == "c":
+        a = lax.conj(a)
+    return lax.dot_general(a, ravel(b), (((0,), (0,)), ((), ())))
 
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -211,7 +217,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     from .manipulation import moveaxis, stack
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)  # (moveaxis takes array_likes)
     na, nb = shape(a)[-1], shape(b)[-1]
     if na not in (2, 3) or nb not in (2, 3):
         raise FxadValueError("incompatible dimensions for cross product (dimension must be "

@@ -101,9 +101,11 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=No
     axes = normalize_axes(axis, len(shape_of(a)))
     m = mean if mean is not None else _mean(a, axes, dtype, keepdims=True, where=where)
     d = lax.sub(a, m)
+    # |d|^2: for complex values NumPy's variance is real (d * d would be complex, and wrong)
+    d2 = lax.real(lax.mul(d, lax.conj(d))) if dtype_of(d).kind == "c" else lax.mul(d, d)
     if where is None:
-        return lax.div(sum(lax.mul(d, d), axes, keepdims=keepdims), _count(a, axes) - ddof)
-    sq = sum(lax.mul(d, d), axes, keepdims=keepdims, where=where)
+        return lax.div(sum(d2, axes, keepdims=keepdims), _count(a, axes) - ddof)
+    sq = sum(d2, axes, keepdims=keepdims, where=where)
     count = sum(lax.convert_element_type(lax.broadcast_to(where, tuple(shape_of(a))),
                                          dtype_of(sq)), axes, keepdims=keepdims)
     return lax.div(sq, lax.sub(count, ddof))
@@ -112,8 +114,12 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=No
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None, out=None):
     _no_out(out, "std")
-    return lax.sqrt(var(a, axis, dtype, ddof, keepdims, where=where, mean=mean,
-                        correction=correction))
+    v = var(a, axis, dtype, ddof, keepdims, where=where, mean=mean, correction=correction)
+    if where is None and mean is None and \
+            _count(a, normalize_axes(axis, len(shape_of(a)))) == 1:
+        # the spread of one value is 0 whatever the value: derivative 0, not 0 / sqrt(0)
+        v = lax.stop_gradient(v)
+    return lax.sqrt(v)
 
 
 def _ddof(ddof, correction):

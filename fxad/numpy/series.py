@@ -48,6 +48,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def gradient(f, *varargs, axis=None, edge_order=1):
     """np.gradient with scalar spacings (one per axis, or one for all): second-order central
     differences inside, first- or second-order one-sided differences at the edges."""
+    f = asarray(f)
     nd = ndim(f)
     axes = tuple(range(nd)) if axis is None else red.normalize_axes(axis, nd)
     if len(varargs) == 0:
@@ -88,6 +89,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
+    y = asarray(y)
     nd = ndim(y)
     lo, hi = y[_along(axis, nd, slice(None, -1))], y[_along(axis, nd, slice(1, None))]
     if x is None:

@@ -3,6 +3,8 @@ every transformation handles them). Quantiles are gathers from a sort: the deriv
 to the one or two order statistics each quantile interpolates between."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import lax
@@ -166,7 +168,10 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 
 def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    return lax.sqrt(nanvar(a, axis, dtype, ddof, keepdims))
+    v = nanvar(a, axis, dtype, ddof, keepdims)
+    if math.prod(shape_of(a)[i] for i in red.normalize_axes(axis, len(shape_of(a)))) == 1:
+        v = lax.stop_gradient(v)  # one value: its spread is 0 whatever it is (see std)
+    return lax.sqrt(v)
 
 
 def nancumsum(a, axis=None, dtype=None):

@@ -116,6 +116,9 @@ fabs = absolute
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    if _dtype_of(x).kind == "c":  # NumPy's: the real and imaginary parts separately
+        return lax.complex(nan_to_num(lax.real(x), nan, posinf, neginf),
+                           nan_to_num(lax.imag(x), nan, posinf, neginf))
     info = np.finfo(_dtype_of(x)) if np.issubdtype(_dtype_of(x), np.floating) else None
     if info is None:
         return x

@@ -275,8 +275,14 @@ def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
 
 def _pow_partials(needed, ans, x, y):
-    """x**y's partials (shared with float_power, fxad/rules/ufunc_math.py)."""
-    return [mul(y, pow(x, sub(y, 1))) if needed[0] else None,
+    """x**y's partials (shared with float_power, fxad/rules/ufunc_math.py). On the line
+    y == 0, x**y is 1 for every x (0**0 included), so d/dx = y x**(y-1) is 0: at x == 0 it is
+    computed with 1 for x, so that 0 * inf does not make it (or higher derivatives) nan;
+    elsewhere the formula stays the smooth one (its derivative in y is right)."""
+    if needed[0]:
+        base = select(logical_and(eq(y, 0), eq(x, 0)), 1, x)
+        dx = mul(y, pow(base, sub(y, 1)))
+    return [dx if needed[0] else None,
             # d/dy x**y = log(x) x**y; at x == 0 it is 0 (for y > 0), not nan.
             mul(ans, log(select(eq(x, 0), 1.0, x))) if needed[1] else None]
 

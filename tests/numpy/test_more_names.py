@@ -82,6 +82,9 @@ def test_shapes_and_puts():
         fnp.fill_diagonal(a, 0.0, inplace=True)
     z = np.array([1 + 2j, 1 - 1j, -1 + 0j])
     np.testing.assert_array_equal(fnp.sort_complex(z), np.sort_complex(z))
+    zz = np.array([[2 + 1j, 1 - 1j, 1 + 3j], [-1 + 0j, 5 - 2j, -1 - 1j]])  # rows sort apart
+    np.testing.assert_array_equal(fnp.sort_complex(zz), np.sort_complex(zz))
+    np.testing.assert_array_equal(fnp.sort_complex(zz.real), np.sort_complex(zz.real))
     np.testing.assert_array_equal(fnp.trim_zeros(np.array([0.0, 0, 1, 2, 0])), [1.0, 2.0])
     np.testing.assert_array_equal(fnp.compress(np.array([1, 0, 1]), a, axis=0), a[[0, 2]])
     np.testing.assert_array_equal(fnp.extract(a > 6, a), a[a > 6])
@@ -155,6 +158,13 @@ def test_predicates_dtypes_aliases():
                                                                                  np.ones(2))
     assert fnp.finfo(fnp.float32).eps == np.finfo(np.float32).eps
     assert fnp.issubdtype(fnp.float64, fnp.floating) and fnp.bool is np.bool
+    # NumPy's scalar type names are NumPy's own types (so `x.dtype.type is fnp.T` holds)
+    for name in ("byte", "short", "intc", "intp", "long", "longlong", "ubyte", "ushort",
+                 "uintc", "uintp", "ulong", "ulonglong", "half", "single", "double",
+                 "longdouble", "csingle", "cdouble", "clongdouble", "float32", "int8"):
+        assert getattr(fnp, name) is getattr(np, name), name
+    x = np.ones(3, fnp.longdouble)
+    assert fxad.grad(lambda v: fnp.sum(v * v))(x).dtype == np.longdouble
     np.testing.assert_allclose(fnp.acosh(np.array([2.0])), np.arccosh([2.0]))
     np.testing.assert_array_equal(fnp.hanning(5), np.hanning(5))
     np.testing.assert_allclose(fnp.vecmat(np.array([1j, 1.0]), np.eye(2)), [-1j, 1.0])

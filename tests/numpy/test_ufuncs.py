@@ -24,6 +24,11 @@ VALUES = [
                                   m.vecdot(M, M[0]), _clip(m, x, -0.5, 0.5),
                                   m.einsum("i,i->", x, x, optimize=True)],
      [(V7,), (V7.astype(np.float32),)], [{}]),
+    # complex: each part on its own, as NumPy's
+    ("nan_to_num-complex", lambda m, z, **k: m.nan_to_num(z, **k),
+     [(np.array([np.nan + 1j, np.inf * 1j, complex(-np.inf, np.nan), 1 + 2j]),),
+      (np.array([np.nan + 1j, complex(np.inf, -np.inf)], np.complex64),)],
+     [{}, {"nan": 1.5, "posinf": 7.0, "neginf": -3.0}]),
 ]
 
 

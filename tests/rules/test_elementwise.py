@@ -111,6 +111,23 @@ def test_pow_exponent_derivative_at_zero_base():
     assert g == 0.0 and np.isfinite(g)
 
 
+@pytest.mark.parametrize("power", [fnp.power, fnp.float_power])
+def test_power_base_derivative_at_zero_exponent(power):
+    """x**0 is 1 for every x (0**0 included): d/dx and d2/dx2 are 0 at x == 0 too, in every
+    mode, not 0 * inf = nan; away from x == 0 the mixed derivative d2/dxdy = 1/x at y == 0
+    stays right (checked against finite differences, to third order)."""
+    import fxad
+    from fxad.test_util import check_grads
+    f = lambda x: power(x, 0.0)  # noqa: E731
+    for g in (fxad.grad(f), fxad.grad(fxad.grad(f)), fxad.jit(fxad.grad(fxad.grad(f))),
+              lambda x: fxad.jvp(fxad.grad(f), (x,), (1.0,))[1]):
+        assert g(0.0) == 0.0
+    x, y = np.array([0.5, 1.5, 2.0]), np.array([0.0, 0.0, 2.3])
+    check_grads(lambda x, y: power(x, y), (x, y), order=3)
+    mixed = fxad.grad(fxad.grad(lambda x, y: power(x, y)), argnums=1)(1.5, 0.0)
+    np.testing.assert_allclose(mixed, 1 / 1.5, rtol=1e-12)
+
+
 def test_integer_floor_divide_and_remainder_stay_integer():
     a, b = np.arange(-4, 5), 3
     assert fnp.floor_divide(a, b).dtype == a.dtype

@@ -59,6 +59,11 @@ def test_values_are_scipys(name, args):
     np.testing.assert_array_equal(getattr(fs, name)(*args(a, X)), getattr(sc, name)(*args(a, X)))
 
 
+def test_jn_is_jv():
+    np.testing.assert_array_equal(fs.jn(3, X), sc.jn(3, X))
+    check_grads(lambda x: fs.jn(2, x), (X,), order=2)
+
+
 def test_composite_values():
     x = np.array([[0.2, 1.5, -3.0], [4.0, 0.0, -1.0]])
     for axis in (None, 0, 1, (0, 1)):
