@@ -19,7 +19,7 @@ from . import flatten_util, tree  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from .api.remat import checkpoint, checkpoint_name  # noqa: F401
 from . import checkpoint_policies  # noqa: F401
-from . import debug, errors, nn, random, scipy  # noqa: F401
+from . import debug, errors, nn, random, scipy, typing  # noqa: F401
 from .debug import config, debug_nans  # noqa: F401
 
 remat = checkpoint
