@@ -129,6 +129,8 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
     """The general contraction ((lhs contracting, rhs contracting), (lhs batch, rhs batch))."""
+    if precision is None and preferred_element_type is None:  # the common case, first
+        return ops.dot_general(lhs, rhs, dimension_numbers)
     (lhs, rhs), finish = to_preferred((lhs, rhs), preferred_element_type, precision,
                                       "dot_general")
     return finish(ops.dot_general(lhs, rhs, dimension_numbers))

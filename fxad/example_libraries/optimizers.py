@@ -23,6 +23,7 @@ from collections import namedtuple
 from typing import Any, Callable, NamedTuple
 
 from .. import numpy as fnp
+from ..errors import FxadTypeError, FxadValueError
 from ..tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
 
 OptimizerState = namedtuple("OptimizerState", ["packed_state", "tree_def", "subtree_defs"])
@@ -74,18 +75,18 @@ def optimizer(opt_maker: Callable[..., Any]) -> Callable[..., Optimizer]:
             states_flat, tree, subtrees = opt_state
             grad_flat, grad_tree_def = tree_flatten(grad_tree)
             if grad_tree_def != tree:
-                raise TypeError(f"optimizer update: the gradient's tree structure "
+                raise FxadTypeError(f"optimizer update: the gradient's tree structure "
                                 f"{grad_tree_def} differs from the parameters' {tree}, with "
                                 "which the optimizer was initialized")
             if len(states_flat) != len(grad_flat):
-                raise TypeError(f"optimizer update: {len(grad_flat)} gradient leaves for "
+                raise FxadTypeError(f"optimizer update: {len(grad_flat)} gradient leaves for "
                                 f"{len(states_flat)} parameter states")
             states = [tree_unflatten(t, s) for t, s in zip(subtrees, states_flat)]
             new_flat, new_subtrees = _flatten_each(
                 [update(i, g, s) for g, s in zip(grad_flat, states)])
             for old, new in zip(subtrees, new_subtrees):
                 if new != old:
-                    raise TypeError(f"optimizer update: the update returned a state of "
+                    raise FxadTypeError(f"optimizer update: the update returned a state of "
                                     f"structure {new}, but it was given {old}")
             return OptimizerState(new_flat, tree, subtrees)
 
@@ -317,9 +318,9 @@ def piecewise_constant(boundaries: Any, values: Any):
     values[-1] after the last boundary."""
     boundaries, values = fnp.array(boundaries), fnp.array(values)
     if not boundaries.ndim == values.ndim == 1:
-        raise ValueError("piecewise_constant: boundaries and values must be sequences")
+        raise FxadValueError("piecewise_constant: boundaries and values must be sequences")
     if boundaries.shape[0] != values.shape[0] - 1:
-        raise ValueError("piecewise_constant: there must be one value more than boundaries")
+        raise FxadValueError("piecewise_constant: there must be one value more than boundaries")
 
     def schedule(i):
         return values[fnp.sum(i > boundaries)]
@@ -332,7 +333,7 @@ def make_schedule(scalar_or_schedule: float | Schedule) -> Schedule:
         return scalar_or_schedule
     if fnp.ndim(scalar_or_schedule) == 0:
         return constant(scalar_or_schedule)
-    raise TypeError(f"a step size must be a number or a schedule (a function of the step), "
+    raise FxadTypeError(f"a step size must be a number or a schedule (a function of the step), "
                     f"got {type(scalar_or_schedule).__name__}")
 
 
@@ -374,7 +375,7 @@ def pack_optimizer_state(marked_pytree):
     """The inverse of unpack_optimizer_state."""
     sentinels, tree_def = tree_flatten(marked_pytree)
     if not all(isinstance(s, JoinPoint) for s in sentinels):
-        raise TypeError("pack_optimizer_state: every leaf must be a JoinPoint (the output of "
+        raise FxadTypeError("pack_optimizer_state: every leaf must be a JoinPoint (the output of "
                         "unpack_optimizer_state)")
     states_flat, subtree_defs = _flatten_each([s.subtree for s in sentinels])
     return OptimizerState(states_flat, tree_def, subtree_defs)

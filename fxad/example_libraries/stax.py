@@ -22,6 +22,7 @@ import math
 from .. import lax
 from .. import numpy as fnp
 from .. import random
+from ..errors import FxadValueError
 from ..nn import (elu, gelu, initializers, leaky_relu, log_softmax, relu, selu, sigmoid, softmax,
                   softplus, standardize)
 
@@ -241,7 +242,7 @@ def Dropout(rate, mode="train"):
     def apply_fun(params, inputs, **kwargs):
         rng = kwargs.get("rng")
         if rng is None:
-            raise ValueError("the Dropout layer needs a PRNG key: call "
+            raise FxadValueError("the Dropout layer needs a PRNG key: call "
                              "apply_fun(params, inputs, rng=key), e.g. with "
                              "key = fxad.random.key(0) (split it for every call)")
         if mode != "train":
