@@ -30,7 +30,7 @@ from .ir.staging import stage
 from .rules.custom import custom_jvp_call_p, custom_vjp_call_p
 from .rules.custom_linear import linear_call as _linear_call
 from .rules.helpers import unbroadcast
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import cache_key, tree_flatten, tree_unflatten
 
 
 def _signature(fun):
@@ -130,7 +130,9 @@ def _fun_signature(obj, flat_fun, store, leaves, in_tree, nd_vals):
         sig = (store["out"], [ShapedArray(a.shape, a.dtype) for a in out_avals])
     except Exception:  # noqa: BLE001  (best effort: the rule itself still runs)
         sig = None
-    if key is not None:
+    frozen = cache_key(in_tree) if key is not None else None
+    if frozen is not None:  # a copy of mutable node data, not the user's object
+        key = (frozen,) + key[1:]
         if len(obj._signatures) >= 64:
             obj._signatures.pop(next(iter(obj._signatures)))
         obj._signatures[key] = sig
@@ -143,8 +145,11 @@ def _remember_signature(obj, leaves, in_tree, nd_vals, out_tree, outs):
     `f_fwd = lambda x: (f(x), res)`) is checked without running `fun` once more."""
     if any(isinstance(x, Tracer) for x in leaves):
         return
+    frozen = cache_key(in_tree)  # a copy of mutable node data, not the user's object
+    if frozen is None:
+        return
     try:
-        key = (in_tree, avals_key([get_aval(x) for x in leaves]), tuple(nd_vals))
+        key = (frozen, avals_key([get_aval(x) for x in leaves]), tuple(nd_vals))
         if key in obj._signatures:
             return
     except TypeError:

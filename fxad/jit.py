@@ -25,7 +25,7 @@ from .ir.codegen import compiled_for
 from .ir.jaxpr import ClosedJaxpr, Jaxpr
 from .ir.staging import stage
 from .rules.call import jit_p
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import cache_key, tree_flatten, tree_unflatten
 
 # --- backends ------------------------------------------------------------------------------------
 
@@ -319,7 +319,9 @@ class _Jitted:
             entry = (closed.snapshot(), store["out"])
             if lifted:  # closes over an outer transformation's values: valid for this call only
                 return entry, lifted + flat
-            self.cache[key] = entry
+            frozen = cache_key(in_tree)
+            if frozen is not None:  # None: node data that can be neither hashed nor copied
+                self.cache[(frozen,) + key[1:]] = entry
         return entry, flat
 
     def _signature(self, args, kwargs):
@@ -328,7 +330,7 @@ class _Jitted:
         dyn = ([a for i, a in enumerate(args) if i not in static],
                {k: v for k, v in kwargs.items() if k not in self.static_argnames})
         flat, tree = tree_flatten(dyn)
-        return tree, tuple((tuple(np.shape(x)), _dtype(x)) for x in flat)
+        return cache_key(tree) or tree, tuple((tuple(np.shape(x)), _dtype(x)) for x in flat)
 
     def __call__(self, *args, **kwargs):
         if _state.disabled:

@@ -9,6 +9,8 @@ from .lax_convolution import (  # noqa: F401,E402
     conv_general_dilated_local, conv_general_dilated_patches, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
     conv_with_general_padding, padtype_to_pads)
+from .lax_dot import (  # noqa: F401,E402
+    Precision, PrecisionLike, batch_matmul, dot, dot_general)
 from .lax_windowed import (  # noqa: F401,E402
     reduce_window, reduce_window_max, reduce_window_min, reduce_window_shape_tuple,
     reduce_window_sum)

@@ -240,28 +240,6 @@ def argmin(operand, axis, index_dtype=None, keepdims=False):
     return _arg(ops.argmin, operand, axis, index_dtype, keepdims)
 
 
-def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None):
-    """Vector/matrix products contracting lhs's last axis with rhs's first (or
-    `dimension_numbers`); `precision` is accepted (NumPy always computes in full)."""
-    if dimension_numbers is None:
-        dimension_numbers = (((_ndim(lhs) - 1,), (0,)), ((), ()))
-    out = ops.dot_general(lhs, rhs, dimension_numbers)
-    return out if preferred_element_type is None else \
-        ops.convert_element_type(out, preferred_element_type)
-
-
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
-    out = ops.dot_general(lhs, rhs, dimension_numbers)
-    return out if preferred_element_type is None else \
-        ops.convert_element_type(out, preferred_element_type)
-
-
-def batch_matmul(lhs, rhs, precision=None):
-    nd = _ndim(lhs)
-    batch = tuple(range(nd - 2))
-    return ops.dot_general(lhs, rhs, (((nd - 1,), (nd - 2,)), (batch, batch)))
-
-
 # --- sorting ----------------------------------------------------------------------------------
 
 def _take(x, perm, axis):
@@ -568,6 +546,6 @@ __all__ += ["dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
            "dynamic_index_in_dim", "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim",
            "slice", "slice_in_dim", "index_in_dim", "squeeze", "expand_dims", "broadcast",
            "broadcast_in_dim", "rev", "collapse", "iota", "full", "full_like",
-           "zeros_like_array", "square", "reciprocal", "select_n", "argmax", "argmin", "dot",
-           "dot_general", "batch_matmul", "sort", "sort_key_val", "top_k", "cumsum", "cumprod",
+           "zeros_like_array", "square", "reciprocal", "select_n", "argmax", "argmin", "sort",
+           "sort_key_val", "top_k", "cumsum", "cumprod",
            "cummax", "cummin", "cumlogsumexp", "clamp", "pad", "map", "associative_scan"]

@@ -31,7 +31,7 @@ from ..ir.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, eval_jaxpr
 from ..ir.simplify import inline_calls, live_eqns
 from ..ir.staging import stage
 from ..rules.custom import custom_jvp_call_p
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import cache_key, tree_flatten, tree_unflatten
 from .common import _leaf
 
 
@@ -86,8 +86,9 @@ def _with_policy(fun, policy, static):
                 return fun(*[v if i in pos else next(it)
                              for i, v in enumerate(_fill(fixed, pos, n))], **kw)
             f = _policy_vjp(call, leaves, policy, getattr(fun, "__name__", "checkpoint"))
-            if not f._closes_over_tracers:  # else valid for this call only
-                cache[key] = f
+            frozen = cache_key(tree)
+            if not f._closes_over_tracers and frozen is not None:  # else for this call only
+                cache[(fixed, key[1], frozen, key[3])] = f
         outs = f(*leaves)
         return tree_unflatten(f._out_tree, outs)
     return wrapped

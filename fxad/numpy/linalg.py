@@ -15,6 +15,7 @@ import numpy as np
 from .. import lax
 from ..core import Tracer, get_aval
 from ..errors import FxadValueError
+from ..lax_dot import canonicalize_precision
 from ..rules import linalg_decomp as _dec, linalg_solve as _sol
 from ..rules.helpers import dtype_of, shape_of
 from .creation import asarray
@@ -264,9 +265,21 @@ def outer(x1, x2, /):
     return _outer(x1, x2)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     from .ufuncs import vecdot as _vecdot
-    return _vecdot(x1, x2, axis)
+    return _vecdot(x1, x2, axis=axis, precision=precision,
+                   preferred_element_type=preferred_element_type)
+
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    from .products import matmul as _matmul
+    return _matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    from .products import tensordot as _tensordot
+    return _tensordot(x1, x2, axes, precision=precision,
+                      preferred_element_type=preferred_element_type)
 
 
 # --- composed from the above --------------------------------------------------------------
@@ -360,9 +373,11 @@ def matrix_power(a, n):
     return result
 
 
-def multi_dot(arrays, *, out=None):
+def multi_dot(arrays, *, out=None, precision=None):
     """A chain of products in the cheapest order (the classic dynamic program over the
-    chain's shapes); a 1-d first/last factor is a row/column vector, as in NumPy."""
+    chain's shapes); a 1-d first/last factor is a row/column vector, as in NumPy.
+    `precision` is checked and ignored (fxad/lax_dot.py)."""
+    canonicalize_precision(precision, "multi_dot")
     if out is not None:
         raise FxadValueError("multi_dot: out= is not supported on traced values")
     from .products import matmul
@@ -401,7 +416,8 @@ def multi_dot(arrays, *, out=None):
 
 __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "qr", "svd",
            "svdvals", "norm", "pinv", "lstsq", "matrix_rank", "cond", "matrix_power",
-           "multi_dot", "outer", "matrix_transpose", "vecdot", "eig", "eigvals"]
+           "multi_dot", "outer", "matrix_transpose", "vecdot", "eig", "eigvals", "matmul",
+           "tensordot"]
 
 
 __all__ += ["cross", "matrix_norm", "tensorinv", "tensorsolve", "trace", "vector_norm"]

@@ -1,18 +1,41 @@
-"""dot, matmul, tensordot, inner, outer, einsum: all lowered to the `dot_general` primitive."""
+"""dot, matmul, tensordot, inner, outer, einsum: all lowered to the `dot_general` primitive.
+JAX's `precision=` is checked and ignored, `preferred_element_type=` converts the operands
+(fxad/lax_dot.py)."""
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from .. import lax
+from ..core import get_aval
 from ..errors import FxadValueError
-from ..rules.helpers import dtype_of
+from ..lax_dot import to_preferred
 from .manipulation import ndim, ravel, shape, squeeze
 
 
 _MATRIX_PRODUCT = (((1,), (0,)), ((), ()))
 
 
-def matmul(a, b):
+def _jax_keywords(first=0, last=2):
+    """Decorator: JAX's `precision` and `preferred_element_type` of a product whose operands
+    are its positional arguments first:last (lax_dot.to_preferred); the product itself is
+    written without them."""
+    def deco(fun):
+        @functools.wraps(fun)
+        def product(*args, precision=None, preferred_element_type=None, **kw):
+            if precision is None and preferred_element_type is None:
+                return fun(*args, **kw)
+            last_ = len(args) if last is None else last
+            xs, finish = to_preferred(args[first:last_], preferred_element_type, precision,
+                                      fun.__name__)
+            return finish(fun(*args[:first], *xs, *args[last_:], **kw))
+        return product
+    return deco
+
+
+@_jax_keywords()
+def matmul(a, b, *, precision=None, preferred_element_type=None):
     na, nb_ = ndim(a), ndim(b)
     if na == 0 or nb_ == 0:
         raise FxadValueError("matmul: operands must not be 0-d (use multiply)")
@@ -40,14 +63,16 @@ def matmul(a, b):
     return out
 
 
-def dot(a, b):
+@_jax_keywords()
+def dot(a, b, *, precision=None, preferred_element_type=None):
     if ndim(a) == 0 or ndim(b) == 0:
         return lax.mul(a, b)
     rc = 0 if ndim(b) == 1 else ndim(b) - 2
     return lax.dot_general(a, b, (((ndim(a) - 1,), (rc,)), ((), ())))
 
 
-def tensordot(a, b, axes=2):
+@_jax_keywords()
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     if isinstance(axes, (int, np.integer)):
         ac = tuple(range(ndim(a) - int(axes), ndim(a)))
         bc = tuple(range(int(axes)))
@@ -60,7 +85,8 @@ def tensordot(a, b, axes=2):
     return lax.dot_general(a, b, ((ac, bc), ((), ())))
 
 
-def inner(a, b):
+@_jax_keywords()
+def inner(a, b, *, precision=None, preferred_element_type=None):
     if ndim(a) == 0 or ndim(b) == 0:
         return lax.mul(a, b)
     return lax.dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())))
@@ -70,11 +96,11 @@ def outer(a, b):
     return lax.dot_general(ravel(a), ravel(b), (((), ()), ((), ())))
 
 
-def vdot(a, b):
-    """sum(conj(a) * b) over the flattened arrays: NumPy's vdot conjugates its first
-    argument."""
+@_jax_keywords()
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    """sum(conj(a) * b) over the flattened operands (the first one is conjugated)."""
     a = ravel(a)
-    if dtype_of(a).kind == "c":
+    if np.issubdtype(get_aval(a).dtype, np.complexfloating):
         a = lax.conj(a)
     return lax.dot_general(a, ravel(b), (((0,), (0,)), ((), ())))
 
@@ -182,10 +208,14 @@ def _einsum_pair(a, ai, b, bi, keep):
     return out, idx
 
 
-def einsum(subscripts, *operands, optimize=False):
+@_jax_keywords(first=1, last=None)
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None):
     """Einstein summation, contracted pairwise left to right with dot_general (optimize= is
     accepted and changes nothing). Both of NumPy's forms: a subscripts string, or operands
     interleaved with integer sublists, `einsum(a, [0, 1], b, [1, 2], [0, 2])`."""
+    if out is not None:
+        raise FxadValueError("einsum: out= is not supported (fxad returns new arrays)")
     if not isinstance(subscripts, str):
         subscripts, operands = _interleaved((subscripts,) + operands)
     ins, out = _parse_einsum(subscripts, operands)

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import lax
 from ..errors import FxadTypeError, FxadValueError
+from ..lax_dot import to_preferred
 from ..rules.helpers import dtype_of, shape_of
 from . import reductions as red
 from .creation import asarray
@@ -231,17 +232,19 @@ def _as_1d(x, name):
     return x
 
 
-def convolve(a, v, mode="full"):
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    (a, v), finish = to_preferred((a, v), preferred_element_type, precision, "convolve")
     a, v = _as_1d(a, "convolve"), _as_1d(v, "convolve")
-    return _mode_slice(lax.convolve(a, v), shape_of(a)[0], shape_of(v)[0], mode)
+    return finish(_mode_slice(lax.convolve(a, v), shape_of(a)[0], shape_of(v)[0], mode))
 
 
-def correlate(a, v, mode="valid"):
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """c[k] = sum_n a[n + k] conj(v[n]): the convolution with conj(v) reversed. When v is
     the longer one NumPy returns the reversed sequence, which the same formula gives."""
+    (a, v), finish = to_preferred((a, v), preferred_element_type, precision, "correlate")
     a, v = _as_1d(a, "correlate"), _as_1d(v, "correlate")
     full = lax.convolve(a, flip(lax.conj(v), (0,)))
-    return _mode_slice(full, shape_of(a)[0], shape_of(v)[0], mode)
+    return finish(_mode_slice(full, shape_of(a)[0], shape_of(v)[0], mode))
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

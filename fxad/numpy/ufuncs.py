@@ -165,16 +165,19 @@ def positive(x):
     return x
 
 
-def vecdot(x1, x2, axis=-1):
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """sum(conj(x1) * x2) over `axis` (broadcasting the others). As NumPy's gufunc, both
-    operands need that axis, of one length (a scalar is not broadcast into it)."""
+    operands need that axis, of one length (a scalar is not broadcast into it). JAX's
+    `precision` is checked and ignored, `preferred_element_type` converts the operands."""
     from ..errors import FxadValueError
+    from ..lax_dot import to_preferred
     from .reductions import sum
+    (x1, x2), finish = to_preferred((x1, x2), preferred_element_type, precision, "vecdot")
     s1, s2 = _shape_of(x1), _shape_of(x2)
     if not s1 or not s2 or s1[axis] != s2[axis]:
         raise FxadValueError(f"vecdot: operands of shapes {s1} and {s2} do not both have the "
                              f"axis {axis} (signature (n),(n)->()), of one length")
-    return sum(lax.mul(lax.conj(x1), x2), axis=axis)
+    return finish(sum(lax.mul(lax.conj(x1), x2), axis=axis))
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
