@@ -21,6 +21,7 @@ from .core import (_PY_SCALARS, BoundedCache, ShapedArray, Tracer, avals_key, ch
                    get_aval)
 from .errors import CompilationWarning, FxadTypeError, FxadValueError
 from .ir import numba_backend
+from .ir.numba_backend import background
 from .ir.codegen import compiled_for
 from .ir.jaxpr import ClosedJaxpr, Jaxpr
 from .ir.staging import stage
@@ -29,7 +30,7 @@ from .tree_util import cache_key, tree_flatten, tree_unflatten
 
 # --- backends ------------------------------------------------------------------------------------
 
-BACKENDS = ("numpy", "numba")
+BACKENDS = ("numpy", "numba", "auto")
 _default = {"backend": "numpy"}  # fxad.config.jit_backend (every thread)
 _warned = threading.Event()
 
@@ -37,8 +38,8 @@ _warned = threading.Event()
 def check_backend(backend, where="jit"):
     if backend not in BACKENDS:
         raise FxadValueError(f"{where}: unknown backend {backend!r}; choose one of "
-                             f"{', '.join(map(repr, BACKENDS))} (\"numba\" needs "
-                             "`pip install fxad[compile]`)")
+                             f"{', '.join(map(repr, BACKENDS))} (\"numba\" and \"auto\" "
+                             "compile with `pip install fxad[compile]`)")
     return backend
 
 
@@ -52,9 +53,12 @@ def default_backend():
 
 def resolve_backend(backend):
     """The backend a call runs on: "numba" only when Numba can be imported (else NumPy,
-    with one warning per process)."""
+    with one warning per process); "auto" when Numba is installed (else NumPy, silently:
+    "auto" asks for compiled code only where it can be had)."""
     if backend is None:
         backend = _default["backend"]
+    if backend == "auto":
+        return "auto" if background.installed() else "numpy"
     if backend == "numba":
         ok, why = numba_backend.available()
         if not ok:
@@ -123,9 +127,14 @@ class Lowered:
 
     def compile(self) -> "Compiled":
         """The callable program. On the numba backend it compiles now (or loads from the disk
-        cache), by running once on the lowered arguments when they are arrays."""
+        cache), by running once on the lowered arguments when they are arrays; on the "auto"
+        backend too (or it waits for the background compile already under way), so that the
+        compiled program is what later calls run."""
         if self.backend != "numpy" and not any(_shape_struct(a) for a in self._args):
-            self.compiled(*self._args)
+            if self.backend == "auto":
+                self.compiled.wait(self._args)
+            else:
+                self.compiled(*self._args)
         return Compiled(self)
 
 
@@ -467,7 +476,10 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
     """Stage `fun` once per signature (pytree structure, shapes, dtypes, static values),
     simplify the program and run generated code on later calls: NumPy code (backend
     "numpy"), or native code compiled with Numba (backend "numba": elementwise chains fused,
-    loops compiled; needs `pip install fxad[compile]`, else NumPy is used). The default,
+    loops compiled; needs `pip install fxad[compile]`, else NumPy is used; the first call
+    waits for the compiler), or both (backend "auto": the NumPy program runs at once while
+    Numba compiles in a background thread, and calls switch to the compiled program when
+    it is ready, with the same results). The default,
     None (or JAX's "cpu"), follows `fxad.config.jit_backend` (environment variable
     FXAD_JIT_BACKEND) at each call. `donate_argnums`, `donate_argnames`, `keep_unused`,
     `device` and `inline` are accepted for JAX code and change nothing (fxad runs on the

@@ -8,6 +8,7 @@
   program.py   a program as compiled segments around NumPy-backend equations
   cache.py     generated modules in the on-disk cache, compile timing
   runtime.py   what generated code calls: NumPy's own ufunc loops, NumPy's summation
+  background.py  the "auto" backend: NumPy at once, Numba compiled in a background thread
 
 Numba is optional (`pip install fxad[compile]`): `available()` says whether it can be used;
 nothing here imports it until a program is compiled.
@@ -68,3 +69,5 @@ def compile_program(closed, boundary):
 
 
 codegen.register_backend("numba", compile_program)
+
+from . import background  # noqa: E402,F401  (registers the "auto" backend; imports no Numba)
