@@ -26,9 +26,9 @@ import numpy as np
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
-from ..lax_more import associative_scan
+from ..lax.slicing import associative_scan
 from ..rules.helpers import dtype_of, shape_of
-from ..rules.indexing import _indexed_shape, _layout, build_index, getitem, parse_index, \
+from ..rules.structural.indexing import _indexed_shape, _layout, build_index, getitem, parse_index, \
     scatter_add
 
 _MODES = (None, "promise_in_bounds", "clip", "fill", "drop")

@@ -1,11 +1,11 @@
-"""numpy.fft's names and signatures, differentiable (rule: fxad/rules/fft.py). Every
+"""numpy.fft's names and signatures, differentiable (rule: fxad/rules/contraction/fft.py). Every
 transform is the one `fft` primitive; the shifts are rolls and the frequencies constants."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import FxadTypeError, FxadValueError
-from ..rules.fft import fft as _fft
+from ..rules.contraction.fft import fft as _fft
 from ..rules.helpers import dtype_of, shape_of
 from .manipulation import roll
 

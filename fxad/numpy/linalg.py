@@ -12,7 +12,7 @@ import numpy as np
 from .. import lax
 from ..core import Tracer, get_aval
 from ..errors import FxadValueError
-from ..rules import linalg_decomp as _dec, linalg_solve as _sol
+from ..rules.linalg import decompositions as _dec, solve as _sol
 from ..rules.helpers import dtype_of, shape_of
 from .creation import asarray
 from .manipulation import diagonal as _diagonal, expand_dims, matrix_transpose, moveaxis, squeeze

@@ -251,7 +251,7 @@ def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even
         return array
     out_shape = tuple(int(d + lo + hi) for d, (lo, hi) in zip(s, pw))
     from ..rules.helpers import dtype_of
-    from ..rules.indexing import parse_index, scatter_add
+    from ..rules.structural.indexing import parse_index, scatter_add
     base = np.full(out_shape, constant_values, dtype=dtype_of(array))
     idx = tuple(slice(int(lo), int(lo) + d) for d, (lo, _) in zip(s, pw))
     spec, arrays = parse_index(idx)
@@ -274,7 +274,7 @@ def diag(v, k=0):
         raise FxadValueError("diag: input must be 1-d or 2-d")
     n = shape(v)[0]
     from ..rules.helpers import dtype_of
-    from ..rules.indexing import parse_index, scatter_add
+    from ..rules.structural.indexing import parse_index, scatter_add
     m = n + abs(k)
     rows = np.arange(n) + max(0, -k)
     spec, arrays = parse_index((rows, rows + k))
@@ -305,7 +305,7 @@ def take(a, indices, axis=None, out=None, mode=None, *, unique_indices=False,
     'clip'), and JAX's 'fill' (out-of-bounds positions get fill_value, NaN for floats) and
     'promise_in_bounds'."""
     # getitem, not a[...]: `a` may be a NumPy array indexed by traced indices
-    from ..rules.indexing import getitem
+    from ..rules.structural.indexing import getitem
     if out is not None:
         raise FxadValueError("take: out= must be None; fxad returns new arrays")
     if mode not in (None, "raise", "promise_in_bounds"):
@@ -325,7 +325,7 @@ def take_along_axis(arr, indices, axis):
         else:  # an arange that broadcasts along every other axis
             idx.append(np.arange(s[i]).reshape(tuple(-1 if j == i else 1
                                                      for j in range(ndim(arr)))))
-    from ..rules.indexing import getitem
+    from ..rules.structural.indexing import getitem
     return getitem(arr, tuple(idx))
 
 

@@ -9,8 +9,8 @@ from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError
 from . import creation, manipulation as shape, products, reductions, series, ufuncs
-from ..rules.elementwise import add_p, div_p, mul_p, sub_p
-from ..rules.indexing import getitem
+from ..rules.elementwise.arithmetic import add_p, div_p, mul_p, sub_p
+from ..rules.structural.indexing import getitem
 from .at import _IndexUpdateHelper
 
 

@@ -13,7 +13,7 @@ from ..rules import ops
 from ..core import Tracer
 from ..errors import ConcretizationError, FxadValueError
 from ..rules.helpers import dtype_of, shape_of
-from ..rules.indexing import getitem
+from ..rules.structural.indexing import getitem
 from .at import at
 from .creation import asarray
 from .manipulation import (argsort, concatenate, moveaxis, ndim,

@@ -10,7 +10,7 @@ from .. import lax
 from ..api.reverse import stop_gradient
 from ..core import Tracer
 from ..errors import ConcretizationError, FxadValueError
-from ..rules.bessel import bessel_i
+from ..rules.special.bessel import bessel_i
 from ..rules.helpers import dtype_of, shape_of
 from .at import at
 from .creation import asarray

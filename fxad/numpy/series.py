@@ -198,7 +198,7 @@ def bincount(x, weights=None, minlength=0):
     """Counts (or weight sums) per non-negative integer in x; differentiable in the weights.
     x must be concrete: the output length is max(x) + 1."""
     from ..core import Tracer
-    from ..rules.indexing import parse_index, scatter_add
+    from ..rules.structural.indexing import parse_index, scatter_add
     if isinstance(x, Tracer):
         x = x.concrete_value("bincount (its output length depends on the values)")
     x = np.asarray(x)

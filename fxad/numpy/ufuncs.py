@@ -6,8 +6,8 @@ import numpy as np
 from .. import lax
 from ..errors import FxadTypeError
 from ..rules.helpers import dtype_of as _dtype_of, shape_of as _shape_of
-from ..rules.piecewise import copysign, heaviside, ldexp, modf  # noqa: F401
-from ..rules.special import logaddexp, logaddexp2, sinc  # noqa: F401  (NumPy's own impls)
+from ..rules.elementwise.floating_point import copysign, heaviside, ldexp, modf  # noqa: F401
+from ..rules.special.basic import logaddexp, logaddexp2, sinc  # noqa: F401  (NumPy's own impls)
 
 # One-to-one with a primitive.
 negative = lax.neg

@@ -1,5 +1,5 @@
 """scipy.linalg's lu, sqrtm, schur, polar, solve_sylvester, eigh_tridiagonal (rules:
-fxad/rules/linalg_more.py) and the constructors block_diag, toeplitz (composites);
+fxad/rules/linalg/sylvester.py) and the constructors block_diag, toeplitz (composites);
 fxad/scipy/linalg.py re-exports them (notes/linalg.md)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from .. import lax
 from .. import numpy as fnp
 from ..errors import FxadValueError
 from ..numpy.linalg import _matrices, as_float
-from ..rules import linalg_more as _more
+from ..rules.linalg import sylvester as _more
 
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):

@@ -1,5 +1,5 @@
 """The rest of jax.scipy.special's names (and a few SciPy ones the stats need), with SciPy's
-signatures; fxad/scipy/special.py re-exports them. Rules: fxad/rules/special_incomplete.py,
+signatures; fxad/scipy/special.py re-exports them. Rules: fxad/rules/special/incomplete.py,
 special_more.py, special_hyper.py, bessel.py (notes/09_scipy_stats_special.md). Like
 _logsumexp.py, it does not import fxad.numpy (whose NumPy dispatch imports this)."""
 from __future__ import annotations
@@ -10,19 +10,19 @@ import scipy.special as _sc
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
-from ..rules.bessel import bessel_i, bessel_ie, bessel_j
-from ..rules.special import gamma as _gamma, gammaln as _gammaln
-from ..rules.special_hyper import (  # noqa: F401
+from ..rules.special.bessel import bessel_i, bessel_ie, bessel_j
+from ..rules.special.basic import gamma as _gamma, gammaln as _gammaln
+from ..rules.special.hypergeometric import (  # noqa: F401
     boxcox, boxcox1p, exprel_d, hyp1f1, hyp2f1, riemann_zeta, sph_harm_y as _sph_harm_y,
     zeta as _hurwitz_zeta)
-from ..rules.special_incomplete import (  # noqa: F401
+from ..rules.special.incomplete import (  # noqa: F401
     beta, betainc, betaincinv, betaln, gammainc, gammaincc, gammainccinv, gammaincinv, stdtr,
     stdtrit)
-from ..rules.special_more import (  # noqa: F401
+from ..rules.special.integrals import (  # noqa: F401
     binom, ci as _ci, dawsn, exp1, expi, expn, fresnel_c as _fresnel_c,
     fresnel_s as _fresnel_s, gammasgn, kl_div, loggamma, owens_t, poch, rel_entr,
     si as _si, spence, wofz)
-from ..rules.special import digamma, erfcx  # noqa: F401  (erfcx: exported below)
+from ..rules.special.basic import digamma, erfcx  # noqa: F401  (erfcx: exported below)
 from ._logsumexp import as_float, shape  # (no fxad.numpy here: see _logsumexp's docstring)
 
 

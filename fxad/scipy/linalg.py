@@ -11,7 +11,7 @@ from ..core import Tracer
 from ..errors import FxadValueError
 from ..numpy.linalg import (_matrices, as_float, det, inv, norm, solve_operands,  # noqa: F401
                             svd as _np_svd)
-from ..rules import linalg_decomp as _dec, linalg_solve as _sol
+from ..rules.linalg import decompositions as _dec, solve as _sol
 from ..lax import stop_gradient
 from ..tree_util import register_pytree_node
 

@@ -1,5 +1,5 @@
 """scipy.signal's convolutions, differentiable in both inputs (rules:
-fxad/rules/signal_conv.py). SciPy computes every convolution, its derivatives included (they
+fxad/rules/contraction/signal_conv.py). SciPy computes every convolution, its derivatives included (they
 are convolutions too), with the method SciPy picks ('auto') or the one given."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from .. import lax
 from .. import numpy as fnp
 from ..errors import FxadValueError
 from ..numpy.linalg import as_float
-from ..rules.signal_conv import convolve_window, mode_window
+from ..rules.contraction.signal_conv import convolve_window, mode_window
 
 _METHODS = ("auto", "direct", "fft")
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..errors import FxadValueError
 from ..lax import logistic as expit  # noqa: F401
-from ..rules.special import (  # noqa: F401
+from ..rules.special.basic import (  # noqa: F401
     digamma, entr, erf, erfc, erfcx, erfinv, gamma, gammaln, log_ndtr, logit, ndtr, ndtri,
     polygamma as _polygamma, xlog1py, xlogy)
 

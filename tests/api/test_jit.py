@@ -12,8 +12,10 @@ import fxad
 import fxad.numpy as fnp
 from fxad.errors import ConcretizationError
 from fxad.tree_util import tree_flatten
-from tests.rules import (test_dot, test_elementwise, test_indexing, test_reductions,
-                         test_structural)
+from tests.rules.contraction import test_dot
+from tests.rules.elementwise import test_arithmetic as test_elementwise
+from tests.rules.structural import test_indexing, test_shape as test_structural
+from tests.rules.reduction import test_reduce as test_reductions
 
 RTOL, ATOL = 1e-10, 1e-12
 

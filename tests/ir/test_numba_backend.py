@@ -493,7 +493,7 @@ def test_environment_variable_sets_the_default_backend(tmp_path):
 # --- the fuzzer's jit checks on this backend -------------------------------------------------------
 
 def test_fuzzer_jit_checks_on_the_numba_backend():
-    from tests import fuzz
+    from tests.audits import fuzz
     fxad.config.jit_backend = "numba"
     try:
         with warnings.catch_warnings():

@@ -26,8 +26,10 @@ import fxad
 import fxad.numpy as fnp
 from fxad.test_util import check_grads
 
-from ..rules import (test_cumulative, test_dot, test_elementwise, test_indexing, test_reductions,
-                     test_structural)
+from ..rules.reduction import test_cumulative, test_reduce as test_reductions
+from ..rules.contraction import test_dot
+from ..rules.elementwise import test_arithmetic as test_elementwise
+from ..rules.structural import test_indexing, test_shape as test_structural
 from ..rules.common import NUMPY_2_1, XP, arrays_for, floats, grid
 from . import (test_creation, test_linalg, test_manipulation, test_products, test_reductions as
                test_numpy_reductions, test_series, test_statistics, test_ufuncs)

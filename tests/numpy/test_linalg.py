@@ -1,7 +1,7 @@
 """Rule table: fxad.numpy.linalg's composites and the decompositions they rest on (pinv,
 lstsq, eig, cond, matrix_power, multi_dot, matrix_rank): values against NumPy, derivatives to
 second order in both modes, vmap against a loop. (The solves, factorizations and norms are
-rows of tests/rules/test_linalg.py.)"""
+rows of tests/rules/linalg/test_solve.py.)"""
 import numpy as np
 import pytest
 

@@ -17,7 +17,7 @@ from scipy.optimize import OptimizeResult
 
 from ...api.callback import ShapeDtypeStruct, pure_callback
 from ...core import Tracer
-from ...implicit import _root
+from ...lax.implicit import _root
 from ._objective import dense_solve
 
 COUNTERS = ("nit", "nfev", "njev", "nhev")

@@ -15,7 +15,7 @@ import numpy as np
 from ... import lax
 from ...core import Tracer, get_aval
 from ...numpy.linalg import as_float
-from ...rules.special import xlog1py, xlogy
+from ...rules.special.basic import xlog1py, xlogy
 
 _INF = np.inf
 

@@ -1,0 +1,68 @@
+"""Rule table: fxad/rules/linalg/sylvester.py (solve_sylvester, sqrtm, polar, schur, lu,
+eigh_tridiagonal). Rows build well-conditioned inputs from values in [-1, 1] (as
+tests/rules/linalg/test_solve.py does): derivatives to second order in both modes."""
+import numpy as np
+
+import fxad.numpy as fnp
+import pytest
+
+import fxad
+from fxad.rules.linalg import sylvester as lm
+
+from ..common import floats, run_row
+
+
+def spd(x):
+    return x @ np.swapaxes(x, -1, -2) * 0.2 + np.diag(np.arange(1.0, x.shape[-1] + 1))
+
+
+def gen(x):
+    return x + 3 * np.eye(x.shape[-1])
+
+
+def upper_distinct(x):  # real distinct eigenvalues 1..n in an orthogonal-ish similarity
+    n = x.shape[-1]
+    q = np.linalg.qr(np.arange(1.0, n * n + 1).reshape(n, n) % 7 + np.eye(n))[0]
+    return q @ (np.triu(x, 1) * 0.5 + np.diag(np.arange(1.0, n + 1)) + np.tril(x, -1) * 0.05) \
+        @ q.T
+
+
+def _values_and_projectors(w, v):
+    return w, fnp.einsum("ik,jk->kij", v, v)
+
+
+TABLE = [
+    ("solve_sylvester", lambda a, b, q: lm.solve_sylvester(gen(a), gen(b), q),
+     [(3, 3), (2, 2), (3, 2)]),
+    ("sqrtm", lambda a: lm.sqrtm(spd(a)), [(3, 3)]),
+    ("sqrtm_batched", lambda a: lm.sqrtm(spd(a)), [(2, 3, 3)]),
+    # (multiple results as tuples: check_grads pairs them with tuple cotangents)
+    ("polar_right", lambda a: tuple(lm.polar(a + np.eye(4, 3) * 3, "right")), [(4, 3)]),
+    ("polar_left", lambda a: tuple(lm.polar(a + np.eye(2, 4) * 3, "left")), [(2, 4)]),
+    ("schur_real", lambda a: tuple(lm.schur(upper_distinct(a), "real")), [(3, 3)]),
+    ("lu_square", lambda a: tuple(lm.lu(gen(a))[1:]), [(3, 3)]),
+    ("lu_tall", lambda a: tuple(lm.lu(a + np.eye(4, 3) * 3)[1:]), [(4, 3)]),
+    ("lu_wide", lambda a: tuple(lm.lu(a + np.eye(2, 4) * 3)[1:]), [(2, 4)]),
+    # eigenvectors through their projectors v v^T: LAPACK may flip a vector's sign between
+    # nearby inputs (SciPy 1.15 does), which finite differences would see as a jump
+    ("eigh_tridiagonal", lambda d, e: _values_and_projectors(
+        *lm.eigh_tridiagonal(d + np.arange(4.0), e * 0.3 + 0.5)), [(4,), (3,)]),
+    ("eigvalsh_tridiagonal", lambda d, e: lm.eigvalsh_tridiagonal(d + np.arange(4.0), e * 0.3),
+     [(4,), (3,)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
+def test_row(name, fn, shapes):
+    run_row(fn, shapes, floats(-1, 1))
+
+
+@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
+def test_vmap_matches_loop(name, fn, shapes):
+    rng = np.random.default_rng(4)
+    args = [rng.uniform(-1, 1, (2,) + s) for s in shapes]
+    got = fxad.vmap(fn)(*args)
+    want = [fn(*[a[i] for a in args]) for i in range(2)]
+    for g, w in zip(fxad.tree_util.tree_leaves(got), zip(*[fxad.tree_util.tree_leaves(w)
+                                                           for w in want])):
+        np.testing.assert_allclose(g, np.stack(w), rtol=1e-10, atol=1e-12)
