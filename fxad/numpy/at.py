@@ -26,7 +26,7 @@ import numpy as np
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
-from ..lax.slicing import associative_scan
+from ..lax.control_flow import associative_scan
 from ..rules.helpers import dtype_of, shape_of
 from ..rules.structural.indexing import _indexed_shape, _layout, build_index, getitem, parse_index, \
     scatter_add

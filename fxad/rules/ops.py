@@ -45,4 +45,4 @@ __all__ = [
     "dot_general", "argsort", "cumprod", "cumsum", "searchsorted", "convolve",
     "exp2", "float_power", "hypot", "log10", "log2"]
 # (fxad.lax takes the primitives added for JAX's surface, dynamic_slice, top_k, cummax, ...,
-# from fxad/lax/slicing.py, with JAX's signatures.)
+# from its topic modules in fxad/lax/, with JAX's signatures.)
