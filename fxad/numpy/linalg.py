@@ -1,7 +1,10 @@
 """numpy.linalg's names and signatures, differentiable (rules: fxad/rules/linalg_*.py).
 
 solve/inv/det/slogdet factor once with LU (notes/linalg.md). Matrices may carry leading
-batch dims, as in NumPy. Symmetric routines read one triangle (UPLO), as NumPy does.
+batch dims, as in NumPy. The symmetric routines (cholesky, eigh, eigvalsh) are functions of
+the Hermitian part of their input, as in JAX (`symmetrize_input=True`): NumPy's values on
+every Hermitian input, and symmetric gradients; `symmetrize_input=False` reads one triangle
+(UPLO), as NumPy does, and differentiates that function.
 """
 from __future__ import annotations
 
@@ -91,25 +94,33 @@ def slogdet(a):
     return SlogdetResult(*_sol.slogdet(a, *_sol.lu_factor(a)))
 
 
-def cholesky(a, /, *, upper=False):
-    a = _matrices("cholesky", a, square=True)
+def hermitian_matrices(name, a, symmetrize_input=True):
+    """a as a float stack of square matrices; its Hermitian part (exactly a when a is
+    Hermitian) unless symmetrize_input is False."""
+    a = _matrices(name, a, square=True)
+    return _sol.symmetric_part(a) if symmetrize_input else a
+
+
+def cholesky(a, /, *, upper=False, symmetrize_input=True):
+    a = hermitian_matrices("cholesky", a, symmetrize_input)
     if upper:  # reads the upper triangle: the lower one of aᴴ
         return _sol.mH(_sol.cholesky(_sol.mH(a)))
     return _sol.cholesky(a)
 
 
 def _lower(UPLO):
-    if UPLO not in ("L", "U"):
+    if UPLO not in ("L", "U", None):
         raise FxadValueError("UPLO argument must be 'L' or 'U'")
-    return UPLO == "L"
+    return UPLO != "U"
 
 
-def eigh(a, UPLO="L"):
-    return EighResult(*_dec.eigh(_matrices("eigh", a, square=True), _lower(UPLO)))
+def eigh(a, UPLO="L", symmetrize_input=True):
+    a = hermitian_matrices("eigh", a, symmetrize_input)
+    return EighResult(*_dec.eigh(a, _lower(UPLO)))
 
 
-def eigvalsh(a, UPLO="L"):
-    return _dec.eigvalsh(_matrices("eigvalsh", a, square=True), _lower(UPLO))
+def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
+    return _dec.eigvalsh(hermitian_matrices("eigvalsh", a, symmetrize_input), _lower(UPLO))
 
 
 EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])

@@ -2,15 +2,19 @@
 
 `lu_factor`/`cho_factor` return scipy's tuples, which also remember the matrix, so
 `lu_solve(lu_factor(a), b)` differentiates with respect to `a` through the one factorization
-(notes/linalg.md). overwrite_* and check_finite are accepted and ignored.
+(notes/linalg.md). overwrite_* and check_finite are accepted and ignored. The routines for
+symmetric (Hermitian) matrices are functions of the input's symmetric (Hermitian) part, as
+in fxad.numpy.linalg: SciPy's values on every symmetric input, whichever triangle `lower`
+names, and symmetric gradients.
 """
 from __future__ import annotations
 
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadValueError
-from ..numpy.linalg import (_matrices, as_float, det, inv, norm, solve_operands,  # noqa: F401
-                            svd as _np_svd)
+from ..numpy.linalg import (_matrices, as_float, det, hermitian_matrices, inv, norm,  # noqa: F401
+                            solve_operands, svd as _np_svd)
+from ..numpy.manipulation import diagonal as _diagonal
 from ..rules.linalg import decompositions as _dec, solve as _sol
 from ..lax import stop_gradient
 from ..tree_util import register_pytree_node
@@ -71,7 +75,7 @@ def _trans(trans):
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
-    a = _matrices("cholesky", a, square=True)
+    a = hermitian_matrices("cholesky", a)
     if lower:
         return _sol.cholesky(a)
     return _sol.mH(_sol.cholesky(_sol.mH(a)))  # upper: the lower factor of aᴴ's lower triangle
@@ -80,7 +84,7 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     """The factor has its true derivative here (unlike LU's), and zeros in the other
     triangle (SciPy leaves arbitrary values there)."""
-    a = _matrices("cho_factor", a, square=True)
+    a = hermitian_matrices("cho_factor", a)
     return ChoFactor(cholesky(a, lower=lower), bool(lower), a)
 
 
@@ -100,23 +104,41 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
                                  unit_diagonal=unit_diagonal)
 
 
+_ASSUME_A = {None: "gen", "gen": "gen", "general": "gen", "banded": "gen", "sym": "sym",
+             "symmetric": "sym", "her": "her", "hermitian": "her", "pos": "pos",
+             "positive definite": "pos", "lower triangular": "lower",
+             "upper triangular": "upper", "diagonal": "diagonal", "tridiagonal": "tridiagonal"}
+
+
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
           assume_a=None, transposed=False):
+    """assume_a names which entries of `a` are read: all of them ('gen', 'banded': SciPy
+    finds the band from the values, so every nonzero is read, and None: SciPy's structure
+    checks only pick a faster solver), the symmetric or Hermitian part ('sym', 'her', 'pos';
+    `lower` then changes nothing), one triangle, or the (tri)diagonal; the derivative is that
+    of the function of those entries."""
     a, b = solve_operands(a, b)
-    kind = {None: "gen", "gen": "gen", "general": "gen", "sym": "sym", "symmetric": "sym",
-            "pos": "pos", "positive definite": "pos", "lower triangular": "lower",
-            "upper triangular": "upper"}.get(assume_a)
+    kind = _ASSUME_A.get(assume_a)
     if kind is None:
-        raise FxadValueError(f"solve: assume_a={assume_a!r} is not supported")
+        raise FxadValueError(f"solve: assume_a={assume_a!r} is not one of SciPy's: "
+                             f"{sorted(k for k in _ASSUME_A if k)}")
     if kind in ("lower", "upper"):
         return _sol.solve_triangular(a, b, lower=kind == "lower", trans=int(transposed))
+    if kind == "diagonal":
+        d = _diagonal(a, axis1=-2, axis2=-1)
+        return lax.div(b, d if len(b.shape) == len(a.shape) - 1 else lax.expand_dims(d, (-1,)))
     if kind == "pos":  # factor once; the derivative flows through `a` in cho_solve
-        l = _sol.cholesky(stop_gradient(a if lower else _sol.mH(a)))
-        return _sol.cho_solve(a, l, b, lower)
-    if kind == "sym":  # SciPy reads one triangle
-        a = _sol.one_triangle_sym(a, lower)
+        a = _sol.symmetric_part(a)
+        l = _sol.cholesky(stop_gradient(a))
+        if transposed:  # aᵀ = conj(a) for Hermitian a (SciPy refuses complex a here)
+            return lax.conj(_sol.cho_solve(a, l, lax.conj(b), True))
+        return _sol.cho_solve(a, l, b, True)
+    if kind in ("sym", "her"):  # complex 'sym' is symmetric (aᵀ = a), not Hermitian
+        a = _sol.symmetric_part(a, conjugate=kind == "her")
+    elif kind == "tridiagonal":
+        a = _sol.band_part(a, 1, 1)
     lu, piv = _sol.lu_factor(a, transposed=True)
-    return _sol.lu_solve(a, lu, piv, b, int(transposed and kind == "gen"), lu_t=True)
+    return _sol.lu_solve(a, lu, piv, b, int(transposed), lu_t=True)
 
 
 def expm(A):
@@ -134,7 +156,7 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
     if b is not None or kwargs:
         raise FxadValueError("eigh: generalized problems (b) and subset options are not "
                              "supported")
-    a = _matrices("eigh", a, square=True)
+    a = hermitian_matrices("eigh", a)
     if eigvals_only:
         return _dec.eigvalsh(a, lower)
     return _dec.eigh(a, lower)

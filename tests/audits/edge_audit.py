@@ -893,16 +893,20 @@ def _solve_d(A):
 
 
 def _eigvalsh_d(A):
-    """sum(w λ) reads the lower triangle: the gradient is 2 Σ w v vᵀ below the diagonal."""
-    E, Q = mp.eigsy(mp.matrix([[A[max(i, j), min(i, j)] for j in range(3)] for i in range(3)]))
+    """sum(w λ) of the symmetric part (A + Aᵀ)/2: the gradient is Σ w v vᵀ."""
+    E, Q = mp.eigsy(mp.matrix([[(A[i, j] + A[j, i]) / 2 for j in range(3)] for i in range(3)]))
     order = sorted(range(3), key=lambda i: E[i])
     if len({E[i] for i in order}) < 3:
         return None
     G = mp.matrix(3, 3)
     for w, i in zip(MW[0], order):
         G += w * Q[:, i] * Q[:, i].T
-    return mp.matrix([[G[i, j] * (2 if i > j else 1 if i == j else 0) for j in range(3)]
-                      for i in range(3)])
+    return G
+
+
+def _sym(a):
+    """The symmetric part that fxad's symmetric routines read (NumPy's read one triangle)."""
+    return a + (a.T - a) / 2
 
 
 def _svdvals_d(A):
@@ -938,11 +942,12 @@ MATRIX = [
     MatrixRow("linalg.norm(nuc)", lambda a: fnp.linalg.norm(a, "nuc"),
               lambda a: np.linalg.norm(a, "nuc"), _nuc_d),
     MatrixRow("linalg.cond", fnp.linalg.cond, np.linalg.cond, _cond_d),
-    MatrixRow("linalg.eigvalsh", fnp.linalg.eigvalsh, np.linalg.eigvalsh, _eigvalsh_d),
+    MatrixRow("linalg.eigvalsh", fnp.linalg.eigvalsh, lambda a: np.linalg.eigvalsh(_sym(a)),
+              _eigvalsh_d),
     MatrixRow("linalg.svdvals", fnp.linalg.svdvals, np.linalg.svdvals, _svdvals_d),
     MatrixRow("linalg.matrix_rank", fnp.linalg.matrix_rank, np.linalg.matrix_rank),
     MatrixRow("linalg.pinv", fnp.linalg.pinv, lambda a: np.linalg.pinv(_finite(a))),
-    MatrixRow("linalg.cholesky", fnp.linalg.cholesky, np.linalg.cholesky),
+    MatrixRow("linalg.cholesky", fnp.linalg.cholesky, lambda a: np.linalg.cholesky(_sym(a))),
     MatrixRow("linalg.matrix_power(3)", lambda a: fnp.linalg.matrix_power(a, 3),
               lambda a: np.linalg.matrix_power(a, 3)),
     MatrixRow("linalg.lstsq[0]", lambda a: fnp.linalg.lstsq(a, RHS)[0],
@@ -953,7 +958,7 @@ MATRIX = [
     MatrixRow("scipy.linalg.solve_triangular", lambda a: fsl.solve_triangular(a, RHS, lower=True),
               lambda a: sl.solve_triangular(a, RHS, lower=True)),
     MatrixRow("scipy.linalg.cho_solve", lambda a: fsl.cho_solve(fsl.cho_factor(a), RHS),
-              lambda a: sl.cho_solve(sl.cho_factor(a), RHS)),
+              lambda a: sl.cho_solve(sl.cho_factor(_sym(a)), RHS)),
 ]
 
 

@@ -1,7 +1,7 @@
 """Decompositions (eigh, qr, svd) and the matrix exponential with its Fréchet derivative.
 
-Conventions as in linalg_solve: leading batch dims, one triangle read for symmetric input,
-the tangent of a symmetric input symmetrized.
+Conventions as in linalg_solve: leading batch dims; eigh and eigvalsh read one triangle of
+their input and of its tangent.
 Every JVP is linear in the tangent (products and triangular solves against primal-only
 values), and is written with primitives that have their own JVPs, so every order works.
 eigh and svd assume distinct eigen/singular values (notes/linalg.md): the tangents of the
@@ -18,8 +18,9 @@ from ..helpers import bdim_to_front, ndim_of
 from ...interpreters.jvp import Zero
 from ...interpreters.transpose import is_undefined
 from ..helpers import ct_for, defjvp, dtype_of, shape_of
-from .solve import (batch_all, diag_part, float_dtype, herm, lu_factor, lu_solve, mH,
-                           mm, mT, solve_triangular, square, square_aval, stacked, tri)
+from .solve import (batch_all, diag_part, float_dtype, lu_factor, lu_solve, mH,
+                    mm, mT, one_triangle_herm, solve_triangular, square, square_aval,
+                    stacked, tri)
 from .. import ops
 
 
@@ -68,7 +69,7 @@ def _eigh_jvp(primals, tangents, lower):
         return [w, v], [Zero.like(w), Zero.like(v)]
     _real_only("eigh", dtype_of(ta))
     # M = vᵀ dA v: dw = diag(M), dv = v (F ∘ M) with F_ij = 1/(w_j - w_i).
-    M = mm(mT(v), mm(herm(ta), v))  # the symmetric part: see linalg_solve's docstring
+    M = mm(mT(v), mm(one_triangle_herm(ta, lower), v))  # the tangent of the matrix read
     return [w, v], [diag_part(M), mm(v, ops.mul(M, _inv_gaps(w)))]
 eigh_p.def_jvp(_eigh_jvp)
 eigh_p.def_batch(_front(eigh_p))
@@ -88,7 +89,7 @@ def _eigvalsh_jvp(primals, tangents, lower):
         w = eigvalsh(a, lower)
         return w, Zero.like(w)
     w, v = eigh(a, lower)
-    return w, ops.real(diag_part(mm(mH(v), mm(herm(ta), v))))
+    return w, ops.real(diag_part(mm(mH(v), mm(one_triangle_herm(ta, lower), v))))
 eigvalsh_p.def_jvp(_eigvalsh_jvp)
 eigvalsh_p.def_batch(_front(eigvalsh_p))
 def eigvalsh(a, lower=True): return eigvalsh_p.bind(a, lower=bool(lower))

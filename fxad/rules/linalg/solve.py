@@ -10,10 +10,12 @@ written with `lu_solve` on `a`, higher orders come out right with no extra rules
 Conventions for every primitive in the linalg files: matrices are (..., n, n) with leading
 batch dims; a right-hand side b is (..., n) (a stack of vectors: ndim one less than the
 matrix) or (..., n, k), with exactly the matrix's leading dims (public wrappers broadcast).
-Impls loop over the leading dims where SciPy wants 2-D arrays. Symmetric inputs are read
-from ONE triangle, as LAPACK does; the JVPs of cholesky, cho_solve, eigh and eigvalsh take
-the Hermitian part of the tangent (the input is a point of the symmetric matrices, so the
-gradient is symmetric: JAX's, PyTorch's and autograd's convention; notes/linalg.md).
+Impls loop over the leading dims where SciPy wants 2-D arrays. The symmetric-input
+primitives (cholesky, cho_solve, eigh, eigvalsh) read ONE triangle, as LAPACK does, and
+their JVPs read the tangent through the same triangle, so each primitive's derivative is
+that of its value. The public functions symmetrize their input first (`symmetric_part`,
+JAX's convention), which makes them functions of the Hermitian part with symmetric
+gradients; notes/linalg.md.
 """
 from __future__ import annotations
 
@@ -22,11 +24,11 @@ import scipy.linalg
 
 from ...core import Primitive, ShapedArray
 from ...errors import FxadTypeError, FxadValueError
-from ..helpers import batch_size, bdim_to_front, broadcast_batched, ndim_of
+from ...helpers import batch_size, bdim_to_front, broadcast_batched, ndim_of
 from ...interpreters.jvp import Zero
 from ...interpreters.transpose import is_undefined
-from ..helpers import ct_for, defjvp_zero, dtype_of, shape_of
-from .. import ops
+from ...helpers import ct_for, defjvp_zero, dtype_of, shape_of
+from ... import ops
 
 
 # --- shared helpers (also used by linalg_decomp) -------------------------------------------
@@ -119,6 +121,14 @@ def tri(x, lower=True, k=0):
     return ops.mul(x, mask if lower else mask.T)
 
 
+def band_part(x, lower, upper):
+    """x's entries from `lower` diagonals below the main one to `upper` above it, zeros
+    elsewhere (a select, so entries outside, even inf or NaN, are not read)."""
+    n = shape_of(x)[-1]
+    offset = np.subtract.outer(np.arange(n), np.arange(n))  # i - j
+    return ops.select((offset <= lower) & (-offset <= upper), x, 0.0)
+
+
 def one_triangle_sym(x, lower=True):
     """The symmetric matrix LAPACK sees when it reads only one triangle of x."""
     return ops.add(tri(x, lower), mT(tri(x, lower, -1)))
@@ -133,11 +143,13 @@ def one_triangle_herm(x, lower=True):
     return ops.add(ops.add(strict, mH(strict)), ops.mul(re, eye_like(re)))
 
 
-def herm(x):
-    """The Hermitian (real: symmetric) part (x + xᴴ)/2: a symmetric-input primitive's
-    tangent, so its derivative is that of a function on the symmetric matrices and its
-    gradient is symmetric (JAX's, PyTorch's and autograd's convention; notes/linalg.md)."""
-    return ops.mul(ops.add(x, mH(x)), 0.5)
+def symmetric_part(x, conjugate=True):
+    """(x + xᴴ)/2 (conjugate=False: (x + xᵀ)/2), written x + (xᴴ - x)/2 so that it is exactly
+    x when x is already Hermitian (symmetric): the public symmetric routines apply it to
+    their input, and then give NumPy's values bit for bit on every input NumPy's are meant
+    for. A Hermitian matrix's diagonal is real: its imaginary part is dropped, as LAPACK
+    ignores it."""
+    return ops.add(x, ops.mul(ops.sub(mH(x) if conjugate else mT(x), x), 0.5))
 
 
 def eye_like(x):
@@ -379,9 +391,9 @@ def _cholesky_jvp(primals, tangents):
     if type(ta) is Zero:
         return L, Zero.like(L)
     # dL = L Φ(L⁻¹ dA L⁻ᴴ), Φ = lower triangle with the diagonal halved; dA Hermitian, so
-    # L⁻¹ dA L⁻ᴴ = L⁻¹ (L⁻¹ dA)ᴴ: two triangular solves (ᴴ is ᵀ for real matrices). The
-    # tangent is symmetrized: the input is a point of the Hermitian matrices.
-    dA = herm(ta)
+    # L⁻¹ dA L⁻ᴴ = L⁻¹ (L⁻¹ dA)ᴴ: two triangular solves (ᴴ is ᵀ for real matrices). dA is
+    # the tangent of the matrix the impl reads: the lower triangle, mirrored.
+    dA = one_triangle_herm(ta, True)
     Y = solve_triangular(L, mH(solve_triangular(L, dA, lower=True)), lower=True)
     n = shape_of(L)[-1]
     phi = np.tri(n, k=-1, dtype=dtype_of(L)) + 0.5 * np.eye(n, dtype=dtype_of(L))
@@ -404,7 +416,7 @@ def _cho_solve_jvp(primals, tangents, lower):
     x = cho_solve(a, l, b, lower)
     if type(ta) is Zero and type(tb) is Zero:
         return x, Zero.like(x)
-    dA = None if type(ta) is Zero else herm(ta)
+    dA = None if type(ta) is Zero else one_triangle_herm(ta, lower)
     return x, cho_solve(a, l, minus_dA_x(nonzero(tb), dA, x), lower)
 cho_solve_p.def_jvp(_cho_solve_jvp)
 def _cho_solve_transpose(ct, a, l, b, lower):

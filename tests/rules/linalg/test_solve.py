@@ -15,7 +15,7 @@ from fxad.scipy import linalg as fsl
 from fxad.test_util import check_grads
 from fxad.tree_util import tree_leaves, tree_map
 
-from ..common import floats, run_row
+from ...common import floats, run_row
 
 
 # --- well-conditioned inputs from arbitrary x -----------------------------------------------
@@ -200,6 +200,11 @@ def _np_spd(x):
     return x @ np.swapaxes(x, -1, -2) + 3 * np.eye(x.shape[-1])
 
 
+def _np_sym(x):
+    """The symmetric part, which the symmetric routines read (exactly x if x is symmetric)."""
+    return x + (np.swapaxes(x, -1, -2) - x) / 2
+
+
 def _np_fix_signs(w, v):
     return w, v * np.sign(v[:1])
 
@@ -214,11 +219,20 @@ VALUES = [  # (name, ours, theirs, shapes, input builders)
     ("det_neg", fla.det, np.linalg.det, [(4, 4)], [lambda x: x * 3]),
     ("slogdet", fla.slogdet, np.linalg.slogdet, [(2, 4, 4)], [lambda x: x * 3]),
     ("cholesky", fla.cholesky, np.linalg.cholesky, [(2, 3, 3)], [_np_spd]),
-    ("cholesky_nonsym", fla.cholesky, np.linalg.cholesky, [(3, 3)], [lambda x: _np_gen(x) + 2]),
+    # nonsymmetric input: the symmetric part by default; NumPy's one triangle on request
+    ("cholesky_nonsym", fla.cholesky, lambda a: np.linalg.cholesky(_np_sym(a)), [(3, 3)],
+     [lambda x: _np_gen(x) + 2]),
+    ("cholesky_nonsym_tri", lambda a: fla.cholesky(a, symmetrize_input=False),
+     np.linalg.cholesky, [(3, 3)], [lambda x: _np_gen(x) + 2]),
     ("cholesky_upper", lambda a: fla.cholesky(a, upper=True),
      lambda a: np.linalg.cholesky(a, upper=True), [(3, 3)], [_np_spd]),
-    ("eigh", fla.eigh, np.linalg.eigh, [(2, 3, 3)], [lambda x: x]),  # nonsymmetric: UPLO
-    ("eigh_U", lambda a: fla.eigh(a, "U"), lambda a: np.linalg.eigh(a, "U"), [(3, 3)], [None]),
+    ("eigh", fla.eigh, np.linalg.eigh, [(2, 3, 3)], [_np_sym]),
+    ("eigh_nonsym", lambda a: _np_fix_signs(*fla.eigh(a)),
+     lambda a: _np_fix_signs(*np.linalg.eigh(_np_sym(a))), [(2, 3, 3)], [None]),
+    ("eigh_U_tri", lambda a: fla.eigh(a, "U", symmetrize_input=False),
+     lambda a: np.linalg.eigh(a, "U"), [(3, 3)], [None]),
+    ("eigh_L_tri", lambda a: fla.eigh(a, symmetrize_input=False), np.linalg.eigh, [(2, 3, 3)],
+     [None]),
     ("qr", fla.qr, np.linalg.qr, [(2, 4, 3)], [None]),
     ("qr_r", lambda a: fla.qr(a, "r"), lambda a: np.linalg.qr(a, "r"), [(4, 3)], [None]),
     ("svd", lambda a: fla.svd(a, False), lambda a: np.linalg.svd(a, False), [(2, 3, 5)], [None]),
@@ -228,7 +242,8 @@ VALUES = [  # (name, ours, theirs, shapes, input builders)
     ("scipy_solve_pos", lambda a, b: fsl.solve(a, b, assume_a="pos"),
      lambda a, b: sl.solve(a, b, assume_a="pos"), [(3, 3), (3,)], [_np_spd, None]),
     ("scipy_solve_sym_lower", lambda a, b: fsl.solve(a, b, assume_a="sym", lower=True),
-     lambda a, b: sl.solve(a, b, assume_a="sym", lower=True), [(3, 3), (3,)], [_np_gen, None]),
+     lambda a, b: sl.solve(_np_sym(a), b, assume_a="sym", lower=True), [(3, 3), (3,)],
+     [_np_gen, None]),
     ("scipy_solve_T", lambda a, b: fsl.solve(a, b, transposed=True),
      lambda a, b: sl.solve(a, b, transposed=True), [(3, 3), (3,)], [_np_gen, None]),
     ("lu_factor", lambda a: tuple(fsl.lu_factor(a)), sl.lu_factor, [(4, 4)], [None]),
@@ -236,12 +251,13 @@ VALUES = [  # (name, ours, theirs, shapes, input builders)
      lambda a, b: sl.lu_solve(sl.lu_factor(a), b, trans=1), [(3, 3), (3, 2)], [_np_gen, None]),
     ("cho_solve", lambda a, b: fsl.cho_solve(fsl.cho_factor(a), b),
      lambda a, b: sl.cho_solve(sl.cho_factor(a), b), [(3, 3), (3,)], [_np_spd, None]),
-    ("scipy_cholesky", fsl.cholesky, sl.cholesky, [(3, 3)], [lambda x: _np_gen(x) + 2]),
+    ("scipy_cholesky", fsl.cholesky, lambda a: sl.cholesky(_np_sym(a)), [(3, 3)],
+     [lambda x: _np_gen(x) + 2]),
     ("solve_triangular", lambda a, b: fsl.solve_triangular(a, b, trans=1, unit_diagonal=True),
      lambda a, b: sl.solve_triangular(a, b, trans=1, unit_diagonal=True), [(3, 3), (3, 2)],
      [None, None]),
     ("scipy_eigh_upper", lambda a: _np_fix_signs(*fsl.eigh(a, lower=False)),  # other driver
-     lambda a: _np_fix_signs(*sl.eigh(a, lower=False)), [(3, 3)], [None]),
+     lambda a: _np_fix_signs(*sl.eigh(_np_sym(a), lower=False)), [(3, 3)], [None]),
     ("expm", fsl.expm, sl.expm, [(2, 3, 3)], [None]),
     ("expm_frechet", fsl.expm_frechet, sl.expm_frechet, [(3, 3), (3, 3)], [None, None]),
 ]
