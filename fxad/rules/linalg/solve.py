@@ -24,11 +24,11 @@ import scipy.linalg
 
 from ...core import Primitive, ShapedArray
 from ...errors import FxadTypeError, FxadValueError
-from ...helpers import batch_size, bdim_to_front, broadcast_batched, ndim_of
+from ..helpers import batch_size, bdim_to_front, broadcast_batched, ndim_of
 from ...interpreters.jvp import Zero
 from ...interpreters.transpose import is_undefined
-from ...helpers import ct_for, defjvp_zero, dtype_of, shape_of
-from ... import ops
+from ..helpers import ct_for, defjvp_zero, dtype_of, shape_of
+from .. import ops
 
 
 # --- shared helpers (also used by linalg_decomp) -------------------------------------------

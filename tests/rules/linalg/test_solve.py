@@ -15,7 +15,7 @@ from fxad.scipy import linalg as fsl
 from fxad.test_util import check_grads
 from fxad.tree_util import tree_leaves, tree_map
 
-from ...common import floats, run_row
+from ..common import floats, run_row
 
 
 # --- well-conditioned inputs from arbitrary x -----------------------------------------------
