@@ -1,11 +1,12 @@
-"""More of jax.nn's activation and utility functions for fxad.nn (re-exported there), with
-JAX's signatures and, at kinks, JAX's derivative conventions.
+"""jax.nn's activation and utility functions, with JAX's signatures and, at kinks, JAX's
+derivative conventions.
 
 Every function is finite, with finite derivatives (to second order), at ±1e300, and none
 produces a NaN in a value or gradient on a masked (-inf) or overflowing input: branches are
 selected with the "double where" pattern (the unused branch is fed a safe argument, so its
 derivative is never inf * 0), squares that would overflow are rescaled, and reductions are
-shifted by their maximum.
+shifted by their maximum. softplus, logsumexp and the special functions are primitives with
+SciPy's or NumPy's own impls.
 """
 from __future__ import annotations
 
@@ -15,12 +16,81 @@ from .. import lax
 from .. import numpy as fnp
 from ..core import get_aval
 from ..errors import FxadTypeError, FxadValueError
-from ..rules.special.basic import softplus as _softplus
+from ..numpy.reductions import normalize_axes
+from ..rules.reduction.reduce import logsumexp as _logsumexp
+from ..rules.special.basic import ndtr, softplus as _softplus
 
-__all__ = ["celu", "elu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
-           "identity", "leaky_relu", "log1mexp", "log_sigmoid", "logmeanexp", "mish",
-           "one_hot", "relu", "relu6", "selu", "soft_sign", "sparse_plus", "sparse_sigmoid",
-           "squareplus", "standardize", "tanh"]
+__all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
+           "identity", "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp",
+           "logsumexp", "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign",
+           "softmax", "softplus", "sparse_plus", "sparse_sigmoid", "squareplus", "standardize",
+           "swish", "tanh"]
+
+sigmoid = lax.logistic
+
+
+def _zero(x):
+    """A 0-d zero of x's dtype: a constant (x * 0 would be NaN at x = ±inf)."""
+    return np.zeros((), get_aval(x).dtype)
+
+
+def softplus(x):
+    """log(1 + e^x): a primitive (NumPy's logaddexp(x, 0)) whose derivative is logistic(x), so
+    it is one transcendental, finite at ±1e300 and smooth at every order."""
+    return _softplus(x)
+
+
+def silu(x):
+    return lax.mul(x, lax.logistic(x))
+
+
+swish = silu
+
+
+_GELU_C = float(np.sqrt(2.0 / np.pi))
+
+
+def gelu(x, approximate=True):
+    """GELU: x Φ(x) (approximate=False, with SciPy's ndtr: accurate in the lower tail, where
+    1 + erf(x/√2) cancels), or its tanh approximation 0.5 x (1 + tanh u) written as
+    x · logistic(2u), u = √(2/π)(x + 0.044715 x³), which does not cancel for negative x
+    either. The cubic sees x clipped to ±25, where logistic(2u) is already 0 or 1, so huge
+    inputs give no inf·0 = NaN in the derivative."""
+    if not approximate:
+        return lax.mul(x, ndtr(x))
+    xc = lax.min(lax.max(x, -25.0), 25.0)
+    inner = lax.mul(2 * _GELU_C, lax.add(xc, lax.mul(0.044715, lax.integer_pow(xc, 3))))
+    return lax.mul(x, lax.logistic(inner))
+
+
+def _shift(x, axis):
+    """The max over `axis`, held constant (stop_gradient), with non-finite maxima replaced by
+    0 so all-(-inf) rows give -inf rather than NaN."""
+    m = lax.stop_gradient(fnp.max(x, axis=axis, keepdims=True))
+    return lax.select(lax.isfinite(m), m, _zero(m))
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """log(sum(exp(x))) over `axis`: a primitive with SciPy's own impl; -inf for a slice of
+    -inf (an empty sum), where the gradient is 0 (JAX's is NaN; notes/07_differences.md).
+    scipy.special.logsumexp has b= and return_sign= as well."""
+    x = fnp.asarray(x)
+    return _logsumexp(x, normalize_axes(axis, get_aval(x).ndim), keepdims)
+
+
+def softmax(x, axis=-1):
+    """exp(x - m) / sum(exp(x - m)), m the max (not replaced where infinite: NaN for a slice
+    with +inf or only -inf, as SciPy and JAX)."""
+    e = lax.exp(lax.sub(x, lax.stop_gradient(fnp.max(x, axis=axis, keepdims=True))))
+    return lax.div(e, fnp.sum(e, axis=axis, keepdims=True))
+
+
+def log_softmax(x, axis=-1):
+    """(x - m) - log(sum(exp(x - m))) with m the max, as SciPy: x - logsumexp(x) would
+    lose log(n) next to x = 1e300."""
+    shifted = lax.sub(x, _shift(x, axis))
+    return lax.sub(shifted, lax.log(fnp.sum(lax.exp(shifted), axis=axis, keepdims=True)))
+
 
 tanh = lax.tanh
 
