@@ -30,6 +30,7 @@ from ..lax.control_flow import associative_scan
 from ..rules.helpers import dtype_of, shape_of
 from ..rules.structural.indexing import _indexed_shape, _layout, build_index, getitem, parse_index, \
     scatter_add
+from .products import dot
 
 _MODES = (None, "promise_in_bounds", "clip", "fill", "drop")
 
@@ -334,7 +335,6 @@ class _IndexableArray(np.ndarray):
         """ndarray.dot, dispatching to fxad.numpy.dot for a traced `b` (a plain ndarray's
         .dot cannot: notes/06_numpy_dispatch.md)."""
         if isinstance(b, Tracer):
-            from .products import dot
             return dot(self.view(np.ndarray), b)
         return np.ndarray.dot(self, b, out)
 

@@ -11,6 +11,7 @@ from ..errors import FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 
 from .at import indexable
+from .manipulation import stack
 
 
 def _indexable(f):
@@ -110,7 +111,6 @@ def _has_tracer(obj):
 
 
 def _stack_nested(obj):
-    from .manipulation import stack
     if isinstance(obj, (list, tuple)):
         return stack([_stack_nested(o) for o in obj])
     return obj

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import lax
 from ..errors import FxadTypeError, FxadValueError
 from ..rules.contraction.fft import fft as _fft
 from ..rules.helpers import dtype_of, shape_of
@@ -39,7 +40,6 @@ def _transform(kind, a, s, axes, norm, out, name):
     if any(n < 1 for n in s):
         raise FxadValueError(f"{name}: invalid number of data points {s} (each must be >= 1)")
     if dtype_of(a).kind not in "fc":
-        from .. import lax
         a = lax.convert_element_type(a, np.float64)
     return _fft(a, kind, axes, s, _NORMS[norm])
 

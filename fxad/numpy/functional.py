@@ -13,28 +13,27 @@ from ..core import Tracer
 from ..errors import FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 from .creation import asarray
-from .manipulation import broadcast_to, concatenate, expand_dims, moveaxis, ndim, ravel, take
-from .more import _concrete
+from .indexing import take
+from .manipulation import broadcast_to, concatenate, expand_dims, moveaxis, ndim, ravel
+from .products import einsum
+from .reductions import all as _all
+from .sorting import _concrete, unique
 
 # --- the Array API's unique_* and set operations ----------------------------------------------
 
 def unique_values(x, /, *, size=None, fill_value=None):
-    from .manipulation import unique
     return unique(x, size=size, fill_value=fill_value)
 
 
 def unique_counts(x, /, *, size=None, fill_value=None):
-    from .manipulation import unique
     return unique(x, return_counts=True, size=size, fill_value=fill_value)
 
 
 def unique_inverse(x, /, *, size=None, fill_value=None):
-    from .manipulation import unique
     return unique(x, return_inverse=True, size=size, fill_value=fill_value)
 
 
 def unique_all(x, /, *, size=None, fill_value=None):
-    from .manipulation import unique
     return unique(x, True, True, True, size=size, fill_value=fill_value)
 
 
@@ -43,7 +42,6 @@ def _gathered(a, idx):
 
 
 def union1d(ar1, ar2):
-    from .manipulation import unique
     return unique(concatenate([ravel(ar1), ravel(ar2)]))
 
 
@@ -226,13 +224,11 @@ def _check_core_dims(name, x1, x2, n1, n2):
 
 
 def matvec(x1, x2, /):
-    from .products import einsum
     _check_core_dims("matvec", x1, x2, 2, 1)
     return einsum("...ij,...j->...i", x1, x2)
 
 
 def vecmat(x1, x2, /):
-    from .products import einsum
     _check_core_dims("vecmat", x1, x2, 1, 2)
     x1 = asarray(x1)
     return einsum("...i,...ij->...j", lax.conj(x1) if dtype_of(x1).kind == "c" else x1, x2)
@@ -240,7 +236,6 @@ def vecmat(x1, x2, /):
 
 def array_equiv(a1, a2):
     """Shape-consistent (broadcastable) and equal everywhere."""
-    from .reductions import all as _all
     try:
         np.broadcast_shapes(shape_of(a1), shape_of(a2))
     except ValueError:

@@ -20,7 +20,10 @@ from ..rules.helpers import dtype_of, shape_of
 from .creation import asarray
 from .manipulation import diagonal as _diagonal, expand_dims, matrix_transpose, moveaxis, squeeze
 from .manipulation import reshape as _reshape
-from .reductions import max as _max, min as _min, normalize_axes, sum as _sum
+from ._axes import normalize_axes
+from .products import cross as _cross, matmul, outer as _outer
+from .reductions import max as _max, min as _min, sum as _sum
+from .ufuncs import vecdot as _vecdot
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -258,14 +261,12 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 
 def outer(x1, x2, /):
-    from .products import outer as _outer
     if len(shape_of(x1)) != 1 or len(shape_of(x2)) != 1:
         raise FxadValueError("linalg.outer takes 1-d vectors")
     return _outer(x1, x2)
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    from .ufuncs import vecdot as _vecdot
     return _vecdot(x1, x2, axis)
 
 
@@ -349,7 +350,6 @@ def matrix_power(a, n):
         return identity_like(a).copy()
     if n < 0:
         a, n = inv(a), -n
-    from .products import matmul
     result, base = None, a
     while n:
         if n & 1:
@@ -365,7 +365,6 @@ def multi_dot(arrays, *, out=None):
     chain's shapes); a 1-d first/last factor is a row/column vector, as in NumPy."""
     if out is not None:
         raise FxadValueError("multi_dot: out= is not supported on traced values")
-    from .products import matmul
     arrays = list(arrays)
     if len(arrays) < 2:
         raise FxadValueError("Expecting at least two arrays.")
@@ -404,7 +403,7 @@ __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "qr
            "multi_dot", "outer", "matrix_transpose", "vecdot", "eig", "eigvals"]
 
 
-__all__ += ["cross", "matrix_norm", "tensorinv", "tensorsolve", "trace", "vector_norm"]
+__all__ += ["cross", "matmul", "matrix_norm", "tensorinv", "tensorsolve", "trace", "vector_norm"]
 
 
 # --- the Array API's names (matrix_norm, vector_norm, trace, cross) and the tensor solvers ------
@@ -437,7 +436,6 @@ def trace(x, /, *, offset=0, dtype=None):
 
 def cross(x1, x2, /, *, axis=-1):
     """Cross products of 3-vectors along `axis` (the Array API's: no 2-vectors)."""
-    from .products import cross as _cross
     if shape_of(x1)[axis] != 3 or shape_of(x2)[axis] != 3:
         raise FxadValueError("linalg.cross: both inputs need 3 elements along axis")
     return _cross(x1, x2, axis=axis)

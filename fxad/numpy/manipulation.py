@@ -1,21 +1,15 @@
-"""Shape manipulation with NumPy's signatures."""
+"""Shape manipulation with NumPy's signatures: reshaping, transposing and moving axes,
+broadcasting, joining and splitting, flipping, rolling, tiling and repeating, diagonals and
+triangles."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import lax
-from ..core import Tracer
 from ..errors import FxadValueError
 from ..rules.helpers import dtype_of, shape_of
-from .reductions import normalize_axes
-
-# The options fxad.numpy/more.py implements (JAX's size=, the computed pad modes, take's
-# modes): it registers them here on import, as it builds on this module.
-_EXTENDED = {}
-
-
-def register_extended(**functions):
-    _EXTENDED.update(functions)
+from ..rules.structural.indexing import parse_index, scatter_add
+from ._axes import normalize_axes
 
 
 def shape(a):
@@ -146,14 +140,6 @@ def flip(m, axis=None):
     return lax.flip(m, normalize_axes(axis, ndim(m)))
 
 
-def nonzero(a, *, size=None, fill_value=None):
-    """With `size` (JAX's): that many indices per dimension, padded with fill_value (0):
-    a static shape, so it stages under jit and vmap."""
-    if size is not None:
-        return _EXTENDED["nonzero_sized"](a, size, fill_value)
-    return np.nonzero(_concrete(a, "nonzero (its output shape depends on the values)"))
-
-
 def atleast_2d(a):
     nd = ndim(a)
     return a if nd >= 2 else lax.reshape(a, (1,) * (2 - nd) + shape(a))
@@ -227,39 +213,6 @@ def repeat(a, repeats, axis=None):
     return a[(slice(None),) * (axis % ndim(a)) + (idx,)]
 
 
-_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
-
-
-def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even", *,
-        stat_length=None, end_values=0):
-    """Constant padding scatter-adds the array into a filled one; edge/reflect/symmetric/wrap
-    are gathers whose indices NumPy's own pad computes from an arange (so they match it);
-    linear_ramp, maximum, minimum, mean and median are in fxad/numpy/more.py."""
-    if mode in ("linear_ramp", "maximum", "minimum", "mean", "median"):
-        return _EXTENDED["pad_computed"](array, pad_width, mode, stat_length, end_values)
-    if mode not in _PAD_MODES:
-        raise FxadValueError(f"fxad.numpy.pad supports modes {', '.join(_PAD_MODES)}, "
-                             f"not {mode!r}")
-    s = shape(array)
-    pw = np.broadcast_to(np.asarray(pad_width, dtype=int), (len(s), 2))
-    if mode != "constant":
-        if reflect_type != "even":
-            raise FxadValueError("fxad.numpy.pad supports reflect_type='even' only")
-        for ax, (lo, hi) in enumerate(pw):
-            if lo or hi:
-                array = take(array, np.pad(np.arange(s[ax]), (int(lo), int(hi)), mode), ax)
-        return array
-    out_shape = tuple(int(d + lo + hi) for d, (lo, hi) in zip(s, pw))
-    from ..rules.helpers import dtype_of
-    from ..rules.structural.indexing import parse_index, scatter_add
-    base = np.full(out_shape, constant_values, dtype=dtype_of(array))
-    idx = tuple(slice(int(lo), int(lo) + d) for d, (lo, _) in zip(s, pw))
-    spec, arrays = parse_index(idx)
-    base_zeroed = base.copy()
-    base_zeroed[idx] = 0
-    return scatter_add(base_zeroed, arrays, array, spec)
-
-
 def diagonal(a, offset=0, axis1=0, axis2=1):
     a = moveaxis(a, (axis1, axis2), (-2, -1))
     n, m = shape(a)[-2:]
@@ -273,8 +226,6 @@ def diag(v, k=0):
     if ndim(v) != 1:
         raise FxadValueError("diag: input must be 1-d or 2-d")
     n = shape(v)[0]
-    from ..rules.helpers import dtype_of
-    from ..rules.structural.indexing import parse_index, scatter_add
     m = n + abs(k)
     rows = np.arange(n) + max(0, -k)
     spec, arrays = parse_index((rows, rows + k))
@@ -282,8 +233,8 @@ def diag(v, k=0):
 
 
 def trace(a, offset=0, axis1=0, axis2=1):
-    from .reductions import sum
-    return sum(diagonal(a, offset, axis1, axis2), axis=-1)
+    d = diagonal(a, offset, axis1, axis2)
+    return lax.reduce_sum(d, (ndim(d) - 1,))
 
 
 def _tri_mask(a, k, lower):
@@ -297,57 +248,6 @@ def tril(m, k=0):  # the other triangle is a constant 0 (m * 0 would be NaN at i
 
 def triu(m, k=0):
     return lax.select(_tri_mask(m, k, False), m, np.zeros((), dtype_of(m)))
-
-
-def take(a, indices, axis=None, out=None, mode=None, *, unique_indices=False,
-         indices_are_sorted=False, fill_value=None):
-    """NumPy's take (modes 'raise' (the default: out of bounds is an IndexError), 'wrap',
-    'clip'), and JAX's 'fill' (out-of-bounds positions get fill_value, NaN for floats) and
-    'promise_in_bounds'."""
-    # getitem, not a[...]: `a` may be a NumPy array indexed by traced indices
-    from ..rules.structural.indexing import getitem
-    if out is not None:
-        raise FxadValueError("take: out= must be None; fxad returns new arrays")
-    if mode not in (None, "raise", "promise_in_bounds"):
-        return _EXTENDED["take_with_mode"](a, indices, axis, mode, fill_value)
-    if axis is None:
-        return getitem(ravel(a), indices)
-    return getitem(a, (slice(None),) * (axis % ndim(a)) + (indices,))
-
-
-def take_along_axis(arr, indices, axis):
-    axis %= ndim(arr)
-    s = shape(arr)
-    idx = []
-    for i in range(ndim(arr)):
-        if i == axis:
-            idx.append(indices)
-        else:  # an arange that broadcasts along every other axis
-            idx.append(np.arange(s[i]).reshape(tuple(-1 if j == i else 1
-                                                     for j in range(ndim(arr)))))
-    from ..rules.structural.indexing import getitem
-    return getitem(arr, tuple(idx))
-
-
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
-    """The stable sorting permutation (whatever `kind` or `stable` say: a stable sort is a
-    valid answer to every request); `descending` keeps ties in index order, as JAX."""
-    if order is not None:
-        raise FxadValueError("argsort: order= (structured arrays) is not supported")
-    if axis is None:
-        a, axis = ravel(a), 0
-    axis %= ndim(a)
-    if not descending:
-        return lax.argsort(a, axis)
-    n = shape(a)[axis]
-    return lax.sub(n - 1, lax.flip(lax.argsort(lax.flip(a, (axis,)), axis), (axis,)))
-
-
-def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
-    """Sorted values, differentiable: a gather by the (integer) sorting permutation."""
-    if axis is None:
-        a, axis = ravel(a), 0
-    return take_along_axis(a, argsort(a, axis, kind, order, descending=descending), axis)
 
 
 def fliplr(m):
@@ -406,36 +306,6 @@ def diagflat(v, k=0):
     return diag(ravel(v), k)
 
 
-def choose(a, choices, mode="raise"):
-    """choices[a] elementwise (a concrete or traced integer array; mode='raise' only)."""
-    if mode != "raise":
-        raise FxadValueError("fxad's choose supports mode='raise' only")
-    out = choices[-1]
-    for i in range(len(choices) - 2, -1, -1):
-        out = lax.select(lax.eq(a, i), choices[i], out)
-    return out
-
-
-def select(condlist, choicelist, default=0):
-    """The first choice whose condition holds, elementwise; `default` where none does."""
-    if len(condlist) != len(choicelist):
-        raise FxadValueError("list of cases must be same length as list of conditions")
-    out = default
-    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
-        out = lax.select(cond, choice, out)
-    return out
-
-
-def partition(a, kth, axis=-1, kind="introselect", order=None):
-    """A sorted array is a valid partition for every kth (NumPy leaves the order within the
-    parts unspecified; fxad's is sorted)."""
-    return sort(a, axis)
-
-
-def argpartition(a, kth, axis=-1, kind="introselect", order=None):
-    return argsort(a, axis)
-
-
 def broadcast_arrays(*args):
     out = tuple(np.broadcast_shapes(*(shape(a) for a in args)))
     return tuple(broadcast_to(a, out) for a in args)
@@ -461,71 +331,55 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis)
 
 
-def delete(arr, obj, axis=None):
-    if isinstance(obj, Tracer):
-        raise FxadValueError("delete needs concrete indices (the output shape depends on them)")
-    if axis is None:
-        arr, axis = ravel(arr), 0
-    n = shape(arr)[axis]
-    return take(arr, np.delete(np.arange(n), obj), axis)
+# --- NumPy's other spellings -------------------------------------------------------------
+
+def rollaxis(a, axis, start=0):
+    """NumPy's rollaxis: move `axis` to before position `start`."""
+    n = ndim(a)
+    axis %= n
+    start = start + n if start < 0 else start
+    if not 0 <= start <= n:
+        raise FxadValueError(f"rollaxis: start {start} is out of range for rank {n}")
+    if axis < start:
+        start -= 1
+    return a if axis == start else moveaxis(a, axis, start)
 
 
-def insert(arr, obj, values, axis=None):
-    """np.insert for 1-d results (axis=None, or a 1-d array). NumPy's own insert places
-    markers shaped like `values` into an arange, which says where each output comes from."""
-    if isinstance(obj, Tracer):
-        raise FxadValueError("insert needs concrete indices (the output shape depends on them)")
-    if axis is None:
-        arr = ravel(arr)
-    elif ndim(arr) != 1:
-        raise FxadValueError("fxad's insert supports 1-d results only (axis=None or a 1-d "
-                             "array)")
-    from ..rules.helpers import dtype_of
-    n = shape(arr)[0]
-    marks = np.insert(np.arange(n), obj, -1 - np.arange(size(values)).reshape(shape(values)))
-    order = np.where(marks >= 0, marks, n - 1 - marks)  # marker -1-j -> values.flat[j]
-    vals = lax.convert_element_type(ravel(values), dtype_of(arr))
-    return take(concatenate([arr, vals], 0), order)
+def vsplit(ary, indices_or_sections):
+    if ndim(ary) < 2:
+        raise FxadValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(ary, indices_or_sections, 0)
 
 
-# --- index-valued and boolean functions (no derivative; values may be needed concretely) -----
-
-def _concrete(a, what):
-    return a.concrete_value(what) if isinstance(a, Tracer) else np.asarray(a)
-
-
-def flatnonzero(a, *, size=None, fill_value=None):
-    if size is not None:
-        return _EXTENDED["nonzero_sized"](ravel(a), size, fill_value)[0]
-    return np.flatnonzero(_concrete(a, "flatnonzero (its output shape depends on the values)"))
+def hsplit(ary, indices_or_sections):
+    if ndim(ary) == 0:
+        raise FxadValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(ary, indices_or_sections, 1 if ndim(ary) > 1 else 0)
 
 
-def argwhere(a, *, size=None, fill_value=None):
-    if size is not None:
-        return stack(_EXTENDED["nonzero_sized"](a, size, fill_value), -1) if ndim(a) else \
-            np.zeros((min(size, 1), 0), np.intp)
-    return np.argwhere(_concrete(a, "argwhere (its output shape depends on the values)"))
+def dsplit(ary, indices_or_sections):
+    if ndim(ary) < 3:
+        raise FxadValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, 2)
 
 
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           *, equal_nan=True, size=None, fill_value=None, sorted=True):
-    """The sorted distinct values, gathered from `ar` at their first occurrences (so they
-    carry derivatives); the indices and counts are plain integers. With `size` (JAX's):
-    exactly that many values, padded with fill_value (the smallest value), staged."""
-    if size is not None:
-        return _EXTENDED["unique_sized"](ar, size, fill_value, return_index, return_inverse,
-                            return_counts, equal_nan)
-    if axis is not None:
-        raise FxadValueError("fxad's unique supports axis=None only")
-    flat = ravel(ar)
-    _, first, inverse, counts = np.unique(
-        _concrete(flat, "unique (its output shape depends on the values)"), return_index=True,
-        return_inverse=True, return_counts=True, equal_nan=equal_nan)
-    out = [take(flat, first)]
-    if return_index:
-        out.append(first)
-    if return_inverse:
-        out.append(inverse.reshape(shape(ar)) if ndim(ar) > 1 else inverse)
-    if return_counts:
-        out.append(counts)
-    return out[0] if len(out) == 1 else tuple(out)
+def row_stack(tup):
+    return vstack(tup)
+
+
+def concat(arrays, /, *, axis=0):
+    """The Array API's name for concatenate."""
+    return concatenate(arrays, axis)
+
+
+def permute_dims(a, /, axes):
+    return transpose(a, axes)
+
+
+__all__ = ["shape", "ndim", "size", "reshape", "ravel", "transpose", "moveaxis", "swapaxes",
+           "broadcast_to", "expand_dims", "squeeze", "atleast_1d", "concatenate", "stack", "split",
+           "flip", "atleast_2d", "atleast_3d", "vstack", "hstack", "dstack", "column_stack",
+           "array_split", "roll", "tile", "repeat", "diagonal", "diag", "trace", "tril", "triu",
+           "fliplr", "flipud", "rot90", "matrix_transpose", "unstack", "block", "diagflat",
+           "broadcast_arrays", "meshgrid", "append", "rollaxis", "vsplit", "hsplit", "dsplit",
+           "row_stack", "concat", "permute_dims"]

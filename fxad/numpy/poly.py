@@ -13,6 +13,7 @@ from ..errors import ConcretizationError, FxadValueError
 from ..rules.special.bessel import bessel_i
 from ..rules.helpers import dtype_of, shape_of
 from .at import at
+from .linalg import eigvals
 from .creation import asarray
 from .manipulation import concatenate, ravel
 from .reductions import cumsum, max as _max, min as _min, sum as _sum
@@ -117,7 +118,6 @@ def _strip(p, name):
 def roots(p, *, strip_zeros=True):
     """The roots of the polynomial with coefficients p (highest first), as the eigenvalues
     of its companion matrix: complex, differentiable where they are distinct."""
-    from .linalg import eigvals
     p = _1d(p, "roots")
     trailing = 0
     if strip_zeros:
@@ -137,8 +137,7 @@ def poly(seq_of_zeros):
     eigenvalues), highest first."""
     a = asarray(seq_of_zeros)
     if a.ndim == 2 and shape_of(a)[0] == shape_of(a)[1] and shape_of(a)[0] > 0:
-        from .linalg import eigvals
-        a = eigvals(a)
+            a = eigvals(a)
     elif a.ndim != 1:
         raise FxadValueError("poly: input must be 1-d or a square 2-d array")
     c = np.ones(1, np.result_type(dtype_of(a), np.float64))

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import lax
 from ..errors import FxadValueError
-from .manipulation import ndim, ravel, shape, squeeze
+from .manipulation import diagonal, moveaxis, ndim, ravel, shape, squeeze, stack
 
 
 _MATRIX_PRODUCT = (((1,), (0,)), ((), ()))
@@ -98,7 +98,6 @@ def _parse_einsum(spec, operands):
 
 def _take_diagonals(x, idx):
     """Repeated letters within one operand ('ii') select its diagonal."""
-    from .manipulation import diagonal
     while len(set(idx)) != len(idx):
         c = next(c for c in idx if idx.count(c) > 1)
         p = idx.index(c)
@@ -175,7 +174,6 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Cross products of 2- or 3-vectors (NumPy's axes: the vectors lie along axisa of a,
     axisb of b, and the result's along axisc; `axis` sets all three). Two 2-vectors give
     the z component only, as in NumPy."""
-    from .manipulation import moveaxis, stack
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
 from ..rules.helpers import dtype_of, shape_of
+from ..rules.structural.indexing import parse_index, scatter_add
 from . import reductions as red
 from .creation import asarray
-from .manipulation import concatenate, flip, ndim, ravel, reshape, take
+from .indexing import take
+from .linalg import lstsq
+from .manipulation import concatenate, flip, ndim, ravel, reshape
 
 
 def _along(axis, nd, sl):
@@ -137,7 +141,6 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     matrix with unit-norm columns (NumPy's conditioning). full=, w= and cov= are not taken."""
     if full or w is not None or cov:
         raise FxadTypeError("fxad's polyfit takes x, y, deg and rcond only (no full=, w=, cov=)")
-    from .linalg import lstsq
     deg = int(deg)
     if deg < 0:
         raise FxadValueError("expected deg >= 0")
@@ -197,8 +200,6 @@ def digitize(x, bins, right=False):
 def bincount(x, weights=None, minlength=0):
     """Counts (or weight sums) per non-negative integer in x; differentiable in the weights.
     x must be concrete: the output length is max(x) + 1."""
-    from ..core import Tracer
-    from ..rules.structural.indexing import parse_index, scatter_add
     if isinstance(x, Tracer):
         x = x.concrete_value("bincount (its output length depends on the values)")
     x = np.asarray(x)

@@ -10,7 +10,11 @@ from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 from . import reductions as red
-from .manipulation import diagonal, moveaxis, reshape, sort
+from .reductions import accept_sequences
+from .indexing import take_along_axis
+from .manipulation import atleast_2d, concatenate, diagonal, moveaxis, reshape
+from .products import matmul
+from .sorting import sort
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
@@ -70,6 +74,7 @@ def _percent(q, name):
     return np.asarray(q, dtype=np.float64) / 100
 
 
+@accept_sequences
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False):
     """np.quantile (methods linear, lower, higher, nearest, midpoint); NaN where a slice has
@@ -102,6 +107,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return _shaped(val, q, a, axes, keepdims)
 
 
+@accept_sequences
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
     return quantile(a, _percent(q, "percentile"), axis, out, overwrite_input, method,
@@ -111,11 +117,11 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 def _middle(s, lo, hi):
     """NumPy's median of sorted slices: the middle value, or the mean (a + b) / 2 of the two
     middle ones (the 0.5 quantile's lerp would give inf · 0 = NaN next to an inf)."""
-    from .manipulation import take_along_axis
     below, above = take_along_axis(s, lo, -1), take_along_axis(s, hi, -1)
     return lax.select(lax.eq(lo, hi), below, lax.div(lax.add(below, above), 2.0))
 
 
+@accept_sequences
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     q, x, axes = _prepare("median", a, 0.5, axis, out)
     n = shape_of(x)[-1]
@@ -127,6 +133,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _shaped(val, q, a, axes, keepdims)
 
 
+@accept_sequences
 def ptp(a, axis=None, keepdims=False):
     return lax.sub(red.max(a, axis, keepdims), red.min(a, axis, keepdims))
 
@@ -137,17 +144,20 @@ def _all_nan(a, axis, keepdims):
     return red.min(lax.isnan(a), axis, keepdims)
 
 
+@accept_sequences
 def nanmax(a, axis=None, keepdims=False):
     """max ignoring NaNs; NaN for an all-NaN slice (NumPy warns there)."""
     m = red.max(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
     return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
 
 
+@accept_sequences
 def nanmin(a, axis=None, keepdims=False):
     m = red.min(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
     return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
 
 
+@accept_sequences
 def nanprod(a, axis=None, dtype=None, keepdims=False):
     return red.prod(lax.select(lax.isnan(a), 1.0, a), axis, dtype, keepdims)
 
@@ -157,6 +167,7 @@ def _nancount(a, axis, keepdims, dtype):
     return red.sum(ok, axis, keepdims=keepdims)
 
 
+@accept_sequences
 def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     mean = red.nanmean(a, axis, dtype, keepdims=True)
     d = lax.select(lax.isnan(a), 0.0, lax.sub(a, mean))
@@ -165,6 +176,7 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return lax.div(total, lax.sub(_nancount(a, axis, keepdims, dtype_of(total)), ddof))
 
 
+@accept_sequences
 def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return lax.sqrt(nanvar(a, axis, dtype, ddof, keepdims))
 
@@ -185,7 +197,6 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     if method != "linear":
         raise FxadValueError("fxad's nanquantile supports method='linear' only")
     q, x, axes = _prepare("nanquantile", a, q, axis, out)
-    from .manipulation import take_along_axis
     s = sort(x, axis=-1)
     count = red.sum(lax.convert_element_type(lax.logical_not(lax.isnan(x)), dtype_of(x)),
                     axis=-1, keepdims=True)                        # (..., 1)
@@ -233,8 +244,6 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         *, dtype=None):
     """np.cov: variables in rows (rowvar=True) or columns; optional frequency and analytic
     weights, which are treated as constants if traced only through their values."""
-    from .manipulation import atleast_2d, concatenate
-    from .products import matmul
     x = atleast_2d(m)
     if not rowvar and shape_of(x)[0] != 1:
         x = lax.transpose(x, (1, 0))

@@ -4,10 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
-from ..errors import FxadTypeError
+from ..errors import FxadTypeError, FxadValueError
 from ..rules.helpers import dtype_of as _dtype_of, shape_of as _shape_of
 from ..rules.elementwise.floating_point import copysign, heaviside, ldexp, modf  # noqa: F401
 from ..rules.special.basic import logaddexp, logaddexp2, sinc  # noqa: F401  (NumPy's own impls)
+from .manipulation import ravel as _ravel
+from .reductions import any as _any, sum as _sum
+from .sorting import nonzero as _nonzero
 
 # One-to-one with a primitive.
 negative = lax.neg
@@ -84,8 +87,7 @@ def logical_xor(x, y):
 
 def where(condition, x=None, y=None):
     if x is None and y is None:
-        from .manipulation import nonzero
-        return nonzero(condition)
+        return _nonzero(condition)
     if x is None or y is None:
         raise TypeError("where takes one argument (the condition) or three")
     return lax.select(condition, x, y)
@@ -165,21 +167,17 @@ def positive(x):
 def vecdot(x1, x2, axis=-1):
     """sum(conj(x1) * x2) over `axis` (broadcasting the others). As NumPy's gufunc, both
     operands need that axis, of one length (a scalar is not broadcast into it)."""
-    from ..errors import FxadValueError
-    from .reductions import sum
     s1, s2 = _shape_of(x1), _shape_of(x2)
     if not s1 or not s2 or s1[axis] != s2[axis]:
         raise FxadValueError(f"vecdot: operands of shapes {s1} and {s2} do not both have the "
                              f"axis {axis} (signature (n),(n)->()), of one length")
-    return sum(lax.mul(lax.conj(x1), x2), axis=axis)
+    return _sum(lax.mul(lax.conj(x1), x2), axis=axis)
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """Membership (no derivative): element compared with every test element."""
-    from .manipulation import ravel
-    from .reductions import any
-    tests = ravel(test_elements)
-    hit = any(lax.eq(lax.reshape(element, tuple(_shape_of(element)) + (1,)), tests), axis=-1)
+    tests = _ravel(test_elements)
+    hit = _any(lax.eq(lax.reshape(element, tuple(_shape_of(element)) + (1,)), tests), axis=-1)
     return lax.logical_not(hit) if invert else hit
 
 

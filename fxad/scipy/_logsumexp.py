@@ -7,10 +7,7 @@ log|Σ b e^a| = m + log|Σ b e^(a - m)| with m the largest a whose weight is non
 constant: the result does not depend on it). Terms with b = 0 are dropped before
 exponentiating (so e^inf * 0 is never formed), a sum of exactly 0 (all terms -inf, or
 cancelling weights) gives -inf with zero derivatives rather than 0 * inf = NaN, and a
-negative sum is NaN unless return_sign=True, as in SciPy.
-
-Written on fxad.lax (and the primitive) only: fxad.numpy's NumPy dispatch looks fxad.scipy.special up, so this
-module must not import fxad.numpy (an import circle)."""
+negative sum is NaN unless return_sign=True, as in SciPy."""
 from __future__ import annotations
 
 import numpy as np
