@@ -18,6 +18,7 @@ from .convolution import (  # noqa: F401
     conv_general_dilated_local, conv_general_dilated_patches, conv_general_permutations,
     conv_general_shape_tuple, conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
     conv_with_general_padding, padtype_to_pads)
+from . import linalg  # noqa: F401  (fxad.lax.linalg, as jax.lax.linalg)
 from .windowed import (  # noqa: F401
     reduce_window, reduce_window_max, reduce_window_min, reduce_window_shape_tuple,
     reduce_window_sum)
