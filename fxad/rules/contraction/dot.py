@@ -203,6 +203,8 @@ def _dot_general_batch(vals, dims, dimension_numbers):
 dot_general_p = Primitive("dot_general", memory="fresh")
 dot_general_p.def_impl(_dot_general_impl)
 dot_general_p.def_abstract_eval(_dot_general_shape)
+defbilinear(dot_general_p, _ct_lhs, _ct_rhs)
+dot_general_p.def_batch(_dot_general_batch)
 def _dot_general_lowering(ctx, args, dimension_numbers):
     """The matrix-product forms as operators, for the ranks the equation has (the impl picks
     the same forms at run time); other contractions call the impl."""
@@ -280,8 +282,6 @@ def _dot_general_diagonal(e, ctx):
     elif db is not None and a.aval.dtype == out.dtype and lc == (len(a.aval.shape) - 1,):
         ctx.replace(e.outvars[0], ctx.emit(ops.mul_p, [a, db], out.shape, out.dtype))
 dot_general_p.def_simplify("diagonal", _dot_general_diagonal)
-defbilinear(dot_general_p, _ct_lhs, _ct_rhs)
-dot_general_p.def_batch(_dot_general_batch)
 def dot_general(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))

@@ -74,8 +74,8 @@ custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
 custom_jvp_call_p.def_impl(lambda *args, fun, jvp, name: fun(*args))
 custom_jvp_call_p.def_abstract_eval(lambda *avals, fun, jvp, name: out_avals_of(fun, list(avals)))
 custom_jvp_call_p.def_jvp(_custom_jvp_jvp)
-custom_jvp_call_p.def_batch(_custom_jvp_batch)
 custom_jvp_call_p.derivable = False  # its parameters are user functions (eager grad: staged)
+custom_jvp_call_p.def_batch(_custom_jvp_batch)
 
 
 # --- custom_vjp_call -----------------------------------------------------------------------
@@ -132,8 +132,8 @@ custom_vjp_call_p.def_impl(lambda *args, fun, fwd, bwd, name: fun(*args))
 custom_vjp_call_p.def_abstract_eval(
     lambda *avals, fun, fwd, bwd, name: out_avals_of(fun, list(avals)))
 custom_vjp_call_p.def_jvp(_custom_vjp_jvp)
-custom_vjp_call_p.def_batch(_custom_vjp_batch)
 custom_vjp_call_p.derivable = False
+custom_vjp_call_p.def_batch(_custom_vjp_batch)
 
 
 # --- custom_lin ----------------------------------------------------------------------------
@@ -201,6 +201,6 @@ custom_lin_p = Primitive("custom_lin", multiple_results=True)
 custom_lin_p.def_impl(_custom_lin_impl)
 custom_lin_p.def_abstract_eval(lambda *avals, out_avals, **_: list(out_avals))
 custom_lin_p.def_jvp(_custom_lin_jvp)
+custom_lin_p.derivable = False
 custom_lin_p.def_transpose(_custom_lin_transpose)  # linear in its tangent operands only
 custom_lin_p.def_batch(_custom_lin_batch)
-custom_lin_p.derivable = False

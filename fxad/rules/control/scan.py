@@ -13,7 +13,8 @@ scan(*consts, *init, *xs; jaxpr, n_consts, n_carry, length, reverse): the body m
   batching   a scan of the vmapped body (carry batched, xs batched along axis 1).
 
 Every scan is bound through `bind_scan`, which first moves loop-invariant work out of the
-body (see "Hoisting" below), so eager runs, every transformation's scans and jit all get it.
+body (fxad/rules/control/_scan_plan.py), so eager runs, every transformation's scans and jit
+all get it.
 """
 from __future__ import annotations
 
@@ -24,15 +25,14 @@ from ...core import Primitive, ShapedArray, avals_key, get_aval
 from ...interpreters.jvp import Zero, jvp_jaxpr
 from ...interpreters.partial_eval import linearize_jaxpr
 from ...interpreters.transpose import UndefinedPrimal, aval_of, backward_pass, is_undefined
-from ...ir import codegen
 from ...ir.codegen import compiled_for
-from ...ir.jaxpr import ClosedJaxpr, Jaxpr, Literal, has_effects
-from ...ir.printer import Namer
-from ...ir.simplify import live_eqns, simplify
+from ...ir.jaxpr import ClosedJaxpr, Jaxpr
 from ...ir.staging import stage
 from .cond import call, materialize
 from ..helpers import batched_at_0, broadcast_batched, moveaxis
 from .. import ops
+from ._scan_loop import compiled_loop_for
+from ._scan_plan import plan_scan
 
 
 def _split(xs, *sizes):
@@ -54,7 +54,7 @@ def _reorder(closed, invars_perm, outvars_perm):
 
 def _scan_impl(*args, jaxpr, n_consts, n_carry, length, reverse):
     if not core.nan_checking():  # the whole loop as generated code
-        return _compiled_loop_for(jaxpr, n_consts, n_carry, reverse).fn(length, *args)
+        return compiled_loop_for(jaxpr, n_consts, n_carry, reverse).fn(length, *args)
     body = compiled_for(jaxpr)  # step by step, so debug_nans can check each step's body
     consts, carry, xs = _split(args, n_consts, n_carry)
     y_avals = jaxpr.out_avals[n_carry:]
@@ -199,177 +199,33 @@ def _scan_batch(vals, dims, jaxpr, n_consts, n_carry, length, reverse):
 scan_p.def_jvp(_scan_jvp)
 scan_p.def_transpose(_scan_transpose)  # linear in its tangent operands, when its body is
 scan_p.def_batch(_scan_batch)
+def _scan_numba(ctx, args, jaxpr, n_consts, n_carry, length, reverse):
+    """The loop in compiled code (jit's numba backend), the body inline and fused; None (the
+    scan runs on NumPy) if some equation of the body does not compile."""
+    consts, carry, xs = _split(args, n_consts, n_carry)
+    y_avals = jaxpr.out_avals[n_carry:]
+    k = [ctx.fresh("k") for _ in carry]
+    ys = [ctx.fresh("y") for _ in y_avals]
+    i = ctx.fresh("i")
+    for name, c in zip(k, carry):
+        ctx.emit(f"{name} = {c}")
+    for name, a in zip(ys, y_avals):
+        ctx.emit(f"{name} = _np.empty({(length,) + a.shape!r}, {ctx.dtype(a.dtype)})")
+    ctx.emit(f"for {i} in {f'range({length - 1}, -1, -1)' if reverse else f'range({length})'}:")
+    with ctx.indent():
+        sl = [ctx.fresh("x") for _ in xs]
+        for name, x in zip(sl, xs):
+            ctx.emit(f"{name} = {x}[{i}]")
+        outs = ctx.inline(jaxpr, list(consts) + k + sl)
+        if outs is None:
+            return None
+        for y, o in zip(ys, outs[n_carry:]):
+            ctx.emit(f"{y}[{i}] = {o}")
+        if n_carry:  # every new carry is computed from the old ones: one tuple assignment
+            ctx.emit(f"{', '.join(k)}, = {', '.join(outs[:n_carry])},")
+    return k + ys
 
-
-
-
-# --- Hoisting: loop-invariant code motion (only work that feeds the carry stays in the loop) -
-#
-# - Work that depends on the xs but not on the carry is done for all steps at once, before
-#   the loop, as one batched (vmapped) program. A hand-written RNN does this (`xs @ U.T` for
-#   every step at once); in reverse mode it matters more: in the linear body of an RNN,
-#   `dW @ h_t` does not depend on the tangent carry, so hoisted it becomes one batched
-#   `dot_general`, and the transpose then forms W's cotangent with one matrix product
-#   (`dz_all.T @ hs`) instead of adding an outer product at every step.
-# - Work on the carry whose results only leave as stacked outputs (not as the next carry) is
-#   done after the loop, batched, from the stacked values it needs.
-# - Pass-through carries become constants; carries that only accumulate an output that is
-#   stacked anyway (`acc + y_t`) become one sum of the stack after the loop.
-
-class Plan:
-    """How to run a scan body as (pre, loop, post). Sources of stacked values: ('x', k) is
-    the k-th stacked input of the loop (original xs, then pre's outputs), ('y', k) the k-th
-    stacked output of the loop, ('post', k) the k-th output of post."""
-
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-
-def _producers(eqns):
-    return {v: e for e in eqns for v in e.outvars}
-
-
-_MISSING = object()
-
-
-def plan_scan(jaxpr: ClosedJaxpr, n_consts: int, n_carry: int):
-    """The Plan for a scan body, or None when nothing moves (cached on the jaxpr)."""
-    key = ("plan", n_consts, n_carry)
-    plan = jaxpr.cache.get(key, _MISSING)
-    if plan is _MISSING:  # (None is a valid, cached answer)
-        jaxpr.cache[key] = plan = _plan(jaxpr, n_consts, n_carry)
-    return plan
-
-
-def _plan(jaxpr, n_consts, n_carry):
-    j = jaxpr.jaxpr
-    if any(e.primitive.effectful for e in j.eqns):
-        return None  # effects (debug prints) happen every step, in order: nothing moves
-    consts_v = j.invars[:n_consts]
-    carry_v = j.invars[n_consts:n_consts + n_carry]
-    xs_v = j.invars[n_consts + n_carry:]
-    carry_out, ys_out = j.outvars[:n_carry], j.outvars[n_carry:]
-    prod = _producers(j.eqns)
-    readers = {}
-    for e in j.eqns:
-        for v in e.invars:
-            if type(v) is not Literal:
-                readers.setdefault(v, []).append(e)
-    fixed = [i for i in range(n_carry) if carry_out[i] is carry_v[i]]
-    accum = {}  # carry index -> the per-step value it adds up (one that is stacked anyway)
-    for i in range(n_carry):
-        e = prod.get(carry_out[i])
-        if i in fixed or e is None or e.primitive.name not in ("add", "add_any") or \
-                readers.get(carry_v[i]) != [e] or carry_v[i] in j.outvars or \
-                carry_out[i] in readers or carry_out[i] in ys_out:
-            continue
-        a, b = e.invars
-        v = b if a is carry_v[i] else a if b is carry_v[i] else None
-        if v is not None and type(v) is not Literal and v in ys_out and \
-                v.aval.shape == carry_v[i].aval.shape and v.aval.dtype == carry_v[i].aval.dtype:
-            accum[i] = v
-    moving = [i for i in range(n_carry) if i not in fixed and i not in accum]
-    consts_v = consts_v + [carry_v[i] for i in fixed]  # pass-through carries are constants
-
-    # Classify: on the carry / on the xs only / on neither (constant across steps).
-    on_carry, on_xs = {carry_v[i] for i in moving} | {carry_v[i] for i in accum}, set(xs_v)
-    kind = {}
-    for e in j.eqns:
-        ins = [v for v in e.invars if type(v) is not Literal]
-        if any(v in on_carry for v in ins) or has_effects(e):
-            # an effectful equation (a callback) runs once per step, where the body says
-            on_carry.update(e.outvars)
-            kind[e] = "carry"
-        elif any(v in on_xs for v in ins):
-            on_xs.update(e.outvars)
-            kind[e] = "xs"
-        else:
-            kind[e] = "const"
-    # The loop keeps what the next carry needs.
-    need = {v for i in moving for v in [carry_out[i]] if type(v) is not Literal}
-    in_loop = set()
-    for e in reversed(j.eqns):
-        if kind[e] == "carry" and (any(v in need for v in e.outvars) or has_effects(e)):
-            in_loop.add(e)
-            need.update(v for v in e.invars if type(v) is not Literal)
-
-    # Where each stacked output comes from; what post computes and what it reads.
-    ys_all = list(ys_out) + [accum[i] for i in sorted(accum)]
-    loop_ys, pre_out = [], []  # vars the loop stacks; xs-only vars pre computes
-
-    def from_loop(v):
-        if v not in loop_ys:
-            loop_ys.append(v)
-        return ("y", loop_ys.index(v))
-
-    def from_pre(v):
-        if v not in pre_out:
-            pre_out.append(v)
-        return ("x", len(xs_v) + pre_out.index(v))
-
-    post_out, post_eqns, post_in = [], set(), []  # post_in: (var, source)
-    boundary = {}
-
-    def source_outside(v):
-        """A per-step value read by post, stacked by someone else."""
-        if v in xs_v:
-            return ("x", xs_v.index(v))
-        if v in on_xs and v not in carry_v:
-            return from_pre(v)
-        return from_loop(v)
-
-    ys_src = []
-    for v in ys_all:
-        e = prod.get(v) if type(v) is not Literal else None
-        if type(v) is Literal or v in consts_v or (e is not None and kind[e] == "const"):
-            ys_src.append(from_loop(v))
-        elif v in xs_v:
-            ys_src.append(("x", xs_v.index(v)))
-        elif e is not None and kind[e] == "xs":
-            ys_src.append(from_pre(v))
-        elif e is None or e in in_loop:  # an old carry value, or computed for the carry
-            ys_src.append(from_loop(v))
-        else:  # on the carry but not needed by it: after the loop
-            if v not in post_out:
-                post_out.append(v)
-            ys_src.append(("post", post_out.index(v)))
-    # Post's equations: back from its outputs, stopping at values stacked elsewhere.
-    want = list(post_out)
-    while want:
-        v = want.pop()
-        if type(v) is Literal or v in boundary or v in consts_v:
-            continue
-        e = prod.get(v)
-        if e is not None and e not in in_loop and kind[e] in ("carry", "const"):
-            if e not in post_eqns:
-                post_eqns.add(e)
-                want.extend(e.invars)
-        else:
-            boundary[v] = source_outside(v)
-            post_in.append(v)
-    # Pre also computes what the loop reads from the xs-only part.
-    body_eqns = [e for e in j.eqns if e in in_loop or kind[e] == "const"]
-    body_reads = [v for e in body_eqns if e in in_loop for v in e.invars] + loop_ys + \
-        [carry_out[i] for i in moving]
-    for v in body_reads:
-        if type(v) is not Literal and v in on_xs and v not in xs_v and v not in carry_v:
-            from_pre(v)
-    if not fixed and not accum and not pre_out and not post_out and \
-            all(s[0] != "x" for s in ys_src):
-        return None
-    outvars = [carry_out[i] for i in moving] + loop_ys
-    body_eqns = live_eqns(body_eqns, outvars)
-    body = ClosedJaxpr(Jaxpr(j.constvars, consts_v + [carry_v[i] for i in moving] + xs_v +
-                             pre_out, body_eqns, outvars),
-                       jaxpr.consts)
-    pre = ClosedJaxpr(Jaxpr(j.constvars, consts_v + xs_v,
-                            live_eqns([e for e in j.eqns if kind[e] != "carry"], pre_out), pre_out),
-                      jaxpr.consts) if pre_out else None
-    post = ClosedJaxpr(Jaxpr(j.constvars, consts_v + post_in,
-                             [e for e in j.eqns if e in post_eqns], post_out),
-                       jaxpr.consts) if post_out else None
-    return Plan(fixed=fixed, accum=sorted(accum), moving=moving, body=body, pre=pre, post=post,
-                post_src=[boundary[v] for v in post_in], ys_src=ys_src, n_ys=len(ys_out))
+scan_p.def_lowering(_scan_numba, backend="numba")
 
 
 def bind_scan(consts, init, xs, jaxpr, length, reverse):
@@ -405,86 +261,3 @@ def bind_scan(consts, init, xs, jaxpr, length, reverse):
         else:
             out_carry.append(next(it))
     return out_carry + ys[:plan.n_ys]
-
-
-# --- lowering: the whole loop as one Python function -------------------------------------------
-
-def _compile_loop(closed, n_consts, n_carry, reverse, name="_scan_loop"):
-    """A whole scan as one Python function: the loop with the body's source inline, so a step
-    costs its NumPy calls and nothing else. Arguments (length, *consts, *carry, *xs)."""
-    jaxpr = closed.jaxpr
-    namer = Namer()
-    ns = codegen.namespace(closed, namer)
-    n_x = len(jaxpr.invars) - n_consts - n_carry
-    for i, v in enumerate(jaxpr.invars):
-        namer.names[v] = (f"_q{i}" if i < n_consts else f"_k{i - n_consts}"
-                          if i < n_consts + n_carry else f"_x{i - n_consts - n_carry}")
-    params = [f"_q{i}" for i in range(n_consts)] + [f"_k{i}" for i in range(n_carry)] + \
-        [f"_s{i}" for i in range(n_x)]
-    lines = [f"def {name}(_n, {', '.join(params)}):"]
-    y_avals = closed.out_avals[n_carry:]
-    for j, a in enumerate(y_avals):
-        ns[f"_dt{j}"] = a.dtype
-        lines.append(f"    _y{j} = _np.empty((_n,) + {a.shape!r}, _dt{j})")
-    steps = "range(_n - 1, -1, -1)" if reverse else "range(_n)"
-    lines.append(f"    for _i in {steps}:")
-    read = {v for e in jaxpr.eqns for v in e.invars} | set(jaxpr.outvars)
-    xs_v = jaxpr.invars[n_consts + n_carry:]
-    lines += [f"        _x{i} = _s{i}[_i]" for i in range(n_x) if xs_v[i] in read]
-    lines += codegen.eqn_lines(jaxpr, namer, codegen.LoweringContext(ns), "        ")
-    outs = [codegen.literal(v) if type(v) is Literal else namer(v) for v in jaxpr.outvars]
-    # Outputs may name the old carry: store the ys first, then replace the carry in one
-    # tuple assignment (every new carry is computed from the old ones).
-    lines += [f"        _y{j}[_i] = {o}" for j, o in enumerate(outs[n_carry:])]
-    if n_carry:
-        lines.append(f"        {', '.join(f'_k{i}' for i in range(n_carry))}, = "
-                     f"{', '.join(outs[:n_carry])},")
-    if len(lines) == 1 + len(y_avals) + 1:  # nothing in the loop body
-        lines.append("        pass")
-    shared = codegen.shared_outputs(jaxpr, inputs=False)  # carries that may be a body constant
-    rets = [f"_copy(_k{i})" if i in shared else f"_k{i}"
-            for i in range(n_carry)] + [f"_y{j}" for j in range(len(y_avals))]
-    lines.append(f"    return [{', '.join(rets)}]")
-    source = "\n".join(lines)
-    return codegen.Compiled(codegen.exec_source(source, ns, name), source, closed)
-
-
-def _compiled_loop_for(closed, n_consts, n_carry, reverse):
-    """The compiled loop of a scan with this body, built once and kept on the body."""
-    key = ("compiled_scan", n_consts, n_carry, reverse)
-    c = closed.cache.get(key)
-    if c is None:
-        c = closed.cache[key] = _compile_loop(simplify(closed), n_consts, n_carry, reverse)
-    return c
-
-
-def _scan_numba(ctx, args, jaxpr, n_consts, n_carry, length, reverse):
-    """The loop in compiled code (jit's numba backend), the body inline and fused; None (the
-    scan runs on NumPy) if some equation of the body does not compile."""
-    consts, carry, xs = _split(args, n_consts, n_carry)
-    y_avals = jaxpr.out_avals[n_carry:]
-    k = [ctx.fresh("k") for _ in carry]
-    ys = [ctx.fresh("y") for _ in y_avals]
-    i = ctx.fresh("i")
-    for name, c in zip(k, carry):
-        ctx.emit(f"{name} = {c}")
-    for name, a in zip(ys, y_avals):
-        ctx.emit(f"{name} = _np.empty({(length,) + a.shape!r}, {ctx.dtype(a.dtype)})")
-    ctx.emit(f"for {i} in {f'range({length - 1}, -1, -1)' if reverse else f'range({length})'}:")
-    with ctx.indent():
-        sl = [ctx.fresh("x") for _ in xs]
-        for name, x in zip(sl, xs):
-            ctx.emit(f"{name} = {x}[{i}]")
-        outs = ctx.inline(jaxpr, list(consts) + k + sl)
-        if outs is None:
-            return None
-        for y, o in zip(ys, outs[n_carry:]):
-            ctx.emit(f"{y}[{i}] = {o}")
-        if n_carry:  # every new carry is computed from the old ones: one tuple assignment
-            ctx.emit(f"{', '.join(k)}, = {', '.join(outs[:n_carry])},")
-    return k + ys
-
-
-scan_p.def_lowering(_scan_numba, backend="numba")
-
-

@@ -80,11 +80,11 @@ def neg(x): return neg_p.bind(x)
 
 
 add_p = elementwise("add", arithmetic(np.add, "add"))
+defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
+add_p.def_transpose(lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
 add_p.def_lowering(infix("+"), inplace=np.add)
 add_p.def_lowering(ufunc_rule(np.add), backend="numba")
 add_p.def_simplify("forward", forward_unit(0, commutes=True))
-defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
-add_p.def_transpose(lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
 def add(x, y): return add_p.bind(x, y)
 
 
@@ -125,12 +125,12 @@ def add_any(x, y): return add_any_p.bind(x, y)
 
 
 sub_p = elementwise("sub", arithmetic(np.subtract, "sub"))
-sub_p.def_lowering(infix("-"), inplace=np.subtract)
-sub_p.def_lowering(ufunc_rule(np.subtract), backend="numba")
-sub_p.def_simplify("forward", forward_unit(0, commutes=False))
 defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 sub_p.def_transpose(lambda ct, x, y: [ct_for(x, ct),
                                       unbroadcast(neg(ct), y.aval) if is_undefined(y) else None])
+sub_p.def_lowering(infix("-"), inplace=np.subtract)
+sub_p.def_lowering(ufunc_rule(np.subtract), backend="numba")
+sub_p.def_simplify("forward", forward_unit(0, commutes=False))
 def sub(x, y): return sub_p.bind(x, y)
 
 
@@ -140,6 +140,8 @@ def _nonlinear(name):
 
 
 mul_p = elementwise("mul", arithmetic(np.multiply, "mul"))
+defbilinear(mul_p, lambda ct, x, y: unbroadcast(mul(ct, y), x),
+            lambda ct, x, y: unbroadcast(mul(x, ct), y))
 mul_p.def_lowering(infix("*"), inplace=np.multiply)
 mul_p.def_lowering(ufunc_rule(np.multiply), backend="numba")
 mul_p.def_simplify("forward", forward_unit(1, commutes=True))
@@ -161,15 +163,10 @@ def _mul_diagonal(e, ctx):
             ctx.diag[e.outvars[0]] = b
             return
 mul_p.def_simplify("diagonal", _mul_diagonal)
-defbilinear(mul_p, lambda ct, x, y: unbroadcast(mul(ct, y), x),
-            lambda ct, x, y: unbroadcast(mul(x, ct), y))
 def mul(x, y): return mul_p.bind(x, y)
 
 
 div_p = elementwise("div", arithmetic(np.true_divide, "truediv"))
-div_p.def_lowering(infix("/"), inplace=np.true_divide)
-div_p.def_lowering(ufunc_rule(np.true_divide), backend="numba")
-div_p.def_simplify("forward", forward_unit(1, commutes=False))
 defjvp_with_output(div_p, lambda t, ans, x, y: div(t, y),
                    lambda t, ans, x, y: mul(t, neg(div(ans, y))))
 def _div_transpose(ct, x, y):
@@ -177,15 +174,14 @@ def _div_transpose(ct, x, y):
         raise FxadTypeError("cannot transpose 'div' in its denominator: x / y is not linear in y")
     return [unbroadcast(div(ct, y), x.aval), None]
 div_p.def_transpose(_div_transpose)
+div_p.def_lowering(infix("/"), inplace=np.true_divide)
+div_p.def_lowering(ufunc_rule(np.true_divide), backend="numba")
+div_p.def_simplify("forward", forward_unit(1, commutes=False))
 def div(x, y): return div_p.bind(x, y)
 
 
 convert_element_type_p = Primitive("convert_element_type", memory="fresh")  # astype copies
 convert_element_type_p.def_impl(lambda x, new_dtype: np.asarray(x).astype(new_dtype))
-convert_element_type_p.def_simplify("forward", forward_if_same_type)
-convert_element_type_p.def_lowering(fusible(lambda fz, args, new_dtype: fz.cast(args[0],
-                                                                                new_dtype)),
-                                    backend="numba")
 convert_element_type_p.def_abstract_eval(
     lambda x, new_dtype: x.__class__(x.shape, new_dtype))
 def _convert_jvp(primals, tangents, new_dtype):
@@ -195,10 +191,14 @@ def _convert_jvp(primals, tangents, new_dtype):
         return ans, Zero.like(ans)
     return ans, convert_element_type(t, new_dtype)
 convert_element_type_p.def_jvp(_convert_jvp)
+def _is_complex_dtype(dt): return np.issubdtype(dt, np.complexfloating)
 convert_element_type_p.def_transpose(lambda ct, x, new_dtype: [convert_element_type(
     real(ct) if not _is_complex_dtype(x.aval.dtype) else ct, x.aval.dtype)])
-def _is_complex_dtype(dt): return np.issubdtype(dt, np.complexfloating)
 defbatch_elementwise(convert_element_type_p)
+convert_element_type_p.def_lowering(fusible(lambda fz, args, new_dtype: fz.cast(args[0],
+                                                                                new_dtype)),
+                                    backend="numba")
+convert_element_type_p.def_simplify("forward", forward_if_same_type)
 def convert_element_type(x, new_dtype):
     new_dtype = np.dtype(new_dtype)
     if dtype_of(x) == new_dtype:
@@ -225,14 +225,6 @@ def where(pred, a, b):
 
 
 select_p = elementwise("select", where)  # select(pred, on_true, on_false) = np.where
-def _select_lowering(ctx, args):
-    """np.where itself unless the mask is large enough for the branch-free form to pay."""
-    pred = ctx.in_avals[0]
-    big = pred.dtype == np.bool_ and pred.size >= 4096
-    return f"{ctx.name(where, 'where') if big else '_np.where'}({', '.join(args)})"
-select_p.def_lowering(_select_lowering)
-select_p.def_lowering(fusible(lambda fz, args: fz.where(*args, fz.out_aval.dtype)),
-                      backend="numba")
 def _select_jvp(primals, tangents):
     pred, a, b = primals
     _, ta, tb = tangents
@@ -246,6 +238,14 @@ select_p.def_transpose(lambda ct, pred, a, b: [
     None,
     unbroadcast(select(pred, ct, 0.0), a.aval) if is_undefined(a) else None,
     unbroadcast(select(pred, 0.0, ct), b.aval) if is_undefined(b) else None])
+def _select_lowering(ctx, args):
+    """np.where itself unless the mask is large enough for the branch-free form to pay."""
+    pred = ctx.in_avals[0]
+    big = pred.dtype == np.bool_ and pred.size >= 4096
+    return f"{ctx.name(where, 'where') if big else '_np.where'}({', '.join(args)})"
+select_p.def_lowering(_select_lowering)
+select_p.def_lowering(fusible(lambda fz, args: fz.where(*args, fz.out_aval.dtype)),
+                      backend="numba")
 def select(pred, on_true, on_false): return select_p.bind(pred, on_true, on_false)
 
 
@@ -260,6 +260,8 @@ def _integer_pow_impl(x, y):
         return np.power(np.asarray(x, float), y)
     return np.power(x, y)
 integer_pow_p = elementwise("integer_pow", _integer_pow_impl)
+defderiv(integer_pow_p, lambda x, y: (
+    1.0 if y == 1 else 0.0 if y == 0 else mul(y, x if y == 2 else integer_pow(x, y - 1))))
 integer_pow_p.def_lowering(lambda ctx, args, y: f"_np.square({args[0]})" if y == 2 else None)
 def _integer_pow_numba(fz, args, y):  # as the impl: ints to negative powers in float64
     (x,) = args
@@ -269,8 +271,6 @@ def _integer_pow_numba(fz, args, y):  # as the impl: ints to negative powers in 
         return fz.ufunc(np.reciprocal, x)
     return fz.ufunc(np.power, fz.cast(x, np.float64) if y < 0 and x.dtype.kind in "iub" else x, y)
 integer_pow_p.def_lowering(fusible(_integer_pow_numba), backend="numba")
-defderiv(integer_pow_p, lambda x, y: (
-    1.0 if y == 1 else 0.0 if y == 0 else mul(y, x if y == 2 else integer_pow(x, y - 1))))
 def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
 
@@ -317,9 +317,9 @@ def cbrt(x): return cbrt_p.bind(x)
 
 
 rsqrt_p = elementwise("rsqrt", lambda x: 1.0 / np.sqrt(x))
+defderiv(rsqrt_p, lambda ans, x: mul(-0.5, div(ans, x)), with_output=True)
 rsqrt_p.def_lowering(fusible(lambda fz, args: fz.ufunc(np.true_divide, 1.0,
                                                       fz.ufunc(np.sqrt, args[0]))), backend="numba")
-defderiv(rsqrt_p, lambda ans, x: mul(-0.5, div(ans, x)), with_output=True)
 def rsqrt(x): return rsqrt_p.bind(x)
 
 
@@ -455,18 +455,18 @@ def fmod(x, y): return fmod_p.bind(x, y)
 # --- complex parts (R-linear: transposes follow JAX's convention, grad = d/dx - i d/dy) --------
 
 real_p = elementwise("real", np.real, memory="views")
+deflinear(real_p, lambda ct, z: [complex_(ct, mul(ct, 0.0))])
 real_p.def_lowering(fusible(lambda fz, args: fz.inline("{0}.real", args, fz.out_aval.dtype)
                             if args[0].dtype.kind == "c" else args[0]), backend="numba")
-deflinear(real_p, lambda ct, z: [complex_(ct, mul(ct, 0.0))])
 def real(z): return real_p.bind(z) if _is_complex(z) else z
 
 
 imag_p = elementwise("imag", np.imag, memory="views")
+deflinear(imag_p, lambda ct, z: [complex_(mul(ct, 0.0), neg(ct))  # a real z has imag(z) = 0
+                                 if z.aval.dtype.kind == "c" else None])
 imag_p.def_lowering(fusible(lambda fz, args: fz.inline("{0}.imag", args, fz.out_aval.dtype)
                             if args[0].dtype.kind == "c" else fz.cast(0, fz.out_aval.dtype)),
                     backend="numba")
-deflinear(imag_p, lambda ct, z: [complex_(mul(ct, 0.0), neg(ct))  # a real z has imag(z) = 0
-                                 if z.aval.dtype.kind == "c" else None])
 def imag(z): return imag_p.bind(z)
 
 
@@ -476,13 +476,13 @@ def conj(z): return conj_p.bind(z) if _is_complex(z) else z
 
 
 complex_p = elementwise("complex", lambda x, y: np.add(x, np.multiply(y, 1j)))  # x + iy
-complex_p.def_lowering(fusible(lambda fz, args: fz.ufunc(
-    np.add, args[0], fz.ufunc(np.multiply, args[1], 1j))), backend="numba")
 defjvp(complex_p, lambda t, x, y: complex_(t, mul(t, 0.0)),
        lambda t, x, y: complex_(mul(t, 0.0), t))
 complex_p.def_transpose(lambda ct, x, y: [
     unbroadcast(real(ct), x.aval) if is_undefined(x) else None,
     unbroadcast(neg(imag(ct)), y.aval) if is_undefined(y) else None])  # Re(ct·i·y) = -Im(ct)y
+complex_p.def_lowering(fusible(lambda fz, args: fz.ufunc(
+    np.add, args[0], fz.ufunc(np.multiply, args[1], 1j))), backend="numba")
 def complex_(x, y): return complex_p.bind(x, y)
 
 
@@ -509,16 +509,16 @@ def trunc(x): return trunc_p.bind(x)
 
 
 round_p = elementwise("round", lambda x, decimals: np.round(x, decimals))
+defjvp_zero(round_p)
 round_p.def_lowering(fusible(lambda fz, args, decimals: None if decimals else (  # NumPy: rint
     fz.ufunc(np.rint, args[0]) if args[0].dtype.kind == "f" else args[0])), backend="numba")
-defjvp_zero(round_p)
 def round(x, decimals=0): return round_p.bind(x, decimals=int(decimals))
 
 
 stop_gradient_p = elementwise("stop_gradient", lambda x: x, memory="views")
+defjvp_zero(stop_gradient_p)
 stop_gradient_p.def_lowering(lambda ctx, args: args[0])  # compiled code has no derivatives
 stop_gradient_p.def_lowering(fusible(lambda fz, args: args[0]), backend="numba")
-defjvp_zero(stop_gradient_p)
 def stop_gradient(x): return stop_gradient_p.bind(x)
 
 

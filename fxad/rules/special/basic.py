@@ -107,9 +107,9 @@ def sinc(x): return sinc_p.bind(x)
 
 
 softplus_p = elementwise("softplus", lambda x: np.logaddexp(x, 0.0))  # log(1 + e^x), stable
+defderiv(softplus_p, lambda x: logistic(x))  # logistic is smooth: right at every order
 softplus_p.def_lowering(fusible(lambda fz, args: fz.ufunc(np.logaddexp, args[0], 0.0)),
                         backend="numba")
-defderiv(softplus_p, lambda x: logistic(x))  # logistic is smooth: right at every order
 def softplus(x): return softplus_p.bind(x)
 
 

@@ -112,25 +112,6 @@ def _getitem_jvp(primals, tangents, spec):
     t = tangents[0]
     return ans, (Zero.like(ans) if type(t) is Zero else getitem_p.bind(t, *arrays, spec=spec))
 getitem_p.def_jvp(_getitem_jvp)
-def _getitem_numba(ctx, args, spec):
-    """Basic indexing (slices, integers, None, ...) as Numba views; index arrays fall back.
-    Shapes are static, so an out-of-range integer was already refused when staging."""
-    if len(args) != 1 or not ctx.in_avals[0].shape:
-        return None
-    parts = []
-    for e in spec:
-        if e is None or e is Ellipsis:
-            parts.append("None" if e is None else "...")
-        elif e[0] == "i":
-            parts.append(str(e[1]))
-        elif e[0] == "s":
-            parts.append(":".join("" if b is None else str(b) for b in e[1:]))
-        else:
-            return None
-    if parts == ["..."]:  # x[...] is x (and Numba has no lowering for it)
-        parts = []
-    return f"{args[0]}[{', '.join(parts)}]" if parts else args[0]
-getitem_p.def_lowering(_getitem_numba, backend="numba")
 getitem_p.def_transpose(lambda ct, x, *arrays, spec: [
     scatter_add(np.zeros(x.aval.shape, dtype_of(ct)), arrays, ct, spec)] + [None] * len(arrays))
 
@@ -171,6 +152,25 @@ def _getitem_batch(vals, dims, spec):
     new_spec, new_arrays, perm = _batch_with_iota(x, arrays, adims, spec, n)
     return ops.transpose(getitem_p.bind(x, *new_arrays, spec=new_spec), perm), 0
 getitem_p.def_batch(_getitem_batch)
+def _getitem_numba(ctx, args, spec):
+    """Basic indexing (slices, integers, None, ...) as Numba views; index arrays fall back.
+    Shapes are static, so an out-of-range integer was already refused when staging."""
+    if len(args) != 1 or not ctx.in_avals[0].shape:
+        return None
+    parts = []
+    for e in spec:
+        if e is None or e is Ellipsis:
+            parts.append("None" if e is None else "...")
+        elif e[0] == "i":
+            parts.append(str(e[1]))
+        elif e[0] == "s":
+            parts.append(":".join("" if b is None else str(b) for b in e[1:]))
+        else:
+            return None
+    if parts == ["..."]:  # x[...] is x (and Numba has no lowering for it)
+        parts = []
+    return f"{args[0]}[{', '.join(parts)}]" if parts else args[0]
+getitem_p.def_lowering(_getitem_numba, backend="numba")
 
 
 def _moves_adv_first(spec, ndim):

@@ -8,7 +8,7 @@ import pytest
 import fxad
 import fxad.numpy as fnp
 from fxad import lax
-from fxad.rules.control.scan import plan_scan
+from fxad.rules.control._scan_plan import plan_scan
 from fxad.test_util import check_grads
 
 R = np.random.default_rng(0)
