@@ -4,10 +4,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import BoundedCache, ShapedArray, avals_key, get_aval, is_float
+from ..core import BoundedCache, Primitive, ShapedArray, avals_key, get_aval, is_float
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
+from ..ir.numba_backend.lowering import ufunc_rule
 from . import ops  # bind wrappers, resolved at call time (ops imports every rule family)
+
+# --- the elementwise family's constructor ----------------------------------------------------
+
+def elementwise(name, impl, memory="fresh"):
+    """A NumPy-broadcasting primitive: impl, the shared shape and batching rules, and, for a
+    ufunc impl, its lowering (`_np.sin(a)`; the ufunc may write into a dead input)."""
+    p = Primitive(name, memory=memory)
+    p.def_impl(impl)
+    elementwise_shape(p)
+    defbatch_elementwise(p)
+    if isinstance(impl, np.ufunc):
+        p.def_lowering(lambda ctx, args: f"{ctx.name(impl, name)}({', '.join(args)})",
+                       inplace=impl if impl.nout == 1 else None)
+        if impl.nout == 1 and impl.nin <= 3:  # (what compiled code can call NumPy's loop with)
+            p.def_lowering(ufunc_rule(impl), backend="numba")
+    return p
+
 
 # --- shape rules ---------------------------------------------------------------------------
 

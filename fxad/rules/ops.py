@@ -6,12 +6,14 @@ fxad/rules/__init__.py imports this module first; it imports every family, and e
 does `from . import ops`, getting this (partly initialized) module, whose names are only
 looked up when a rule runs."""
 from .elementwise.arithmetic import complex_ as complex  # noqa: F401
-from .elementwise.arithmetic import (  # noqa: F401
-    abs, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cbrt, ceil, conj,
-    convert_element_type, cos, cosh, div, eq, exp, expm1, floor, floor_divide, fmod, ge, gt, imag,
-    integer_pow, isfinite, isnan, le, log, log1p, logical_and, logical_not, logical_or, logistic,
-    lt, max, min, mul, ne, neg, pow, real, rem, round, rsqrt, select, sign, signbit, sin, sinh,
-    sqrt, stop_gradient, sub, tan, tanh, trunc)
+from .elementwise.arithmetic import (
+    add, conj, convert_element_type, div, imag, mul, neg, real, select, sub)
+from .elementwise.piecewise import (
+    abs, ceil, eq, floor, floor_divide, fmod, ge, gt, isfinite, isnan, le, logical_and,
+    logical_not, logical_or, lt, max, min, ne, rem, round, sign, signbit, stop_gradient, trunc)
+from .elementwise.transcendental import (
+    arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cbrt, cos, cosh, exp, expm1,
+    integer_pow, log, log1p, logistic, pow, rsqrt, sin, sinh, sqrt, tan, tanh)
 from .elementwise.ufunc_math import exp2, float_power, hypot, log10, log2  # noqa: F401
 from .reduction.reduce import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum  # noqa
 from .structural.shape import broadcast_to, concatenate, flip, reshape, transpose  # noqa: F401

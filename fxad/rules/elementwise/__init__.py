@@ -1,3 +1,5 @@
-"""Elementwise primitives: NumPy-broadcasting operations (arithmetic, powers, exponentials,
-trigonometry, comparisons), NumPy's floating-point ufuncs, and bit-level operations."""
-from . import arithmetic, bitwise, floating_point, ufunc_math  # noqa: F401
+"""Elementwise primitives, broadcasting like NumPy: arithmetic (the linear operations, dtype
+conversion, select, complex parts), transcendental functions (powers, exponentials, logarithms,
+trigonometry), piecewise functions and predicates, NumPy's floating-point ufuncs, and
+bit-level operations."""
+from . import arithmetic, bitwise, floating_point, piecewise, transcendental, ufunc_math  # noqa: F401

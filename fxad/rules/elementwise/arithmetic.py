@@ -1,43 +1,23 @@
-"""Elementwise primitives. They broadcast like NumPy (one bind per user op); transposes reduce
-cotangents back to operand shapes with the one shared `unbroadcast` helper.
-
-Block order: definition, impl, shape, JVP, transpose (linear only); `elementwise()` registers
-the impl, the shared broadcasting shape rule and the shared elementwise batching rule.
-JVP rules keep tangents on the left of a `mul`/`div` by a primal-only factor, so the staged
-tangent program is linear, and they reuse the output (`ans`) where that saves work.
+"""Elementwise arithmetic: the linear operations (neg, add, sub, mul, div, and add_any, the
+backward pass's cotangent sum), dtype conversion, select, and complex parts. They broadcast
+like NumPy (one bind per user op); transposes reduce cotangents back to operand shapes with
+the one shared `unbroadcast` helper. JVP rules keep tangents on the left of a `mul`/`div` by a
+primal-only factor, so the staged tangent program is linear.
 """
 from __future__ import annotations
 
 import operator
 
 import numpy as np
-import scipy.special
 
 from ...core import _NP_SCALAR_TYPES, Primitive, ShapedArray, is_float
 from ...errors import FxadTypeError
 from ...interpreters.jvp import Zero
 from ...interpreters.transpose import add_any_p as transpose_add_any_p, is_undefined
-from .. import ops
 from ...ir.numba_backend.lowering import fusible, ufunc_rule
 from ..helpers import (batch_size, broadcast_batched, ct_for, defbatch_elementwise, defbilinear,
-                      defderiv, defjvp,
-                      defjvp_with_output, defjvp_zero, deflinear, dtype_of, elementwise_shape,
-                      fit, forward_if_same_type, forward_unit, unbroadcast)
-
-
-def elementwise(name, impl, memory="fresh"):
-    """A NumPy-broadcasting primitive: impl, the shared shape and batching rules, and, for a
-    ufunc impl, its lowering (`_np.sin(a)`; the ufunc may write into a dead input)."""
-    p = Primitive(name, memory=memory)
-    p.def_impl(impl)
-    elementwise_shape(p)
-    defbatch_elementwise(p)
-    if isinstance(impl, np.ufunc):
-        p.def_lowering(lambda ctx, args: f"{ctx.name(impl, name)}({', '.join(args)})",
-                       inplace=impl if impl.nout == 1 else None)
-        if impl.nout == 1 and impl.nin <= 3:  # (what compiled code can call NumPy's loop with)
-            p.def_lowering(ufunc_rule(impl), backend="numba")
-    return p
+                       defjvp, defjvp_with_output, deflinear, dtype_of,
+                       elementwise, fit, forward_if_same_type, forward_unit, unbroadcast)
 
 
 def infix(symbol):
@@ -249,209 +229,6 @@ select_p.def_lowering(fusible(lambda fz, args: fz.where(*args, fz.out_aval.dtype
 def select(pred, on_true, on_false): return select_p.bind(pred, on_true, on_false)
 
 
-# --- powers, exponentials, logarithms ------------------------------------------------------
-
-def _integer_pow_impl(x, y):
-    if y == 2:
-        return np.square(x)
-    if y == -1 and np.asarray(x).dtype.kind in "fc":  # 1/x correctly rounded (NumPy 2.1's
-        return np.reciprocal(x)                        # power(x, -1) is not at 1e300)
-    if y < 0 and np.issubdtype(np.asarray(x).dtype, np.integer):
-        return np.power(np.asarray(x, float), y)
-    return np.power(x, y)
-integer_pow_p = elementwise("integer_pow", _integer_pow_impl)
-defderiv(integer_pow_p, lambda x, y: (
-    1.0 if y == 1 else 0.0 if y == 0 else mul(y, x if y == 2 else integer_pow(x, y - 1))))
-integer_pow_p.def_lowering(lambda ctx, args, y: f"_np.square({args[0]})" if y == 2 else None)
-def _integer_pow_numba(fz, args, y):  # as the impl: ints to negative powers in float64
-    (x,) = args
-    if y == 2:
-        return fz.ufunc(np.square, x)
-    if y == -1 and x.dtype.kind in "fc":
-        return fz.ufunc(np.reciprocal, x)
-    return fz.ufunc(np.power, fz.cast(x, np.float64) if y < 0 and x.dtype.kind in "iub" else x, y)
-integer_pow_p.def_lowering(fusible(_integer_pow_numba), backend="numba")
-def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
-
-
-def _pow_partials(needed, ans, x, y):
-    """x**y's partials (shared with float_power, fxad/rules/elementwise/ufunc_math.py)."""
-    return [mul(y, pow(x, sub(y, 1))) if needed[0] else None,
-            # d/dy x**y = log(x) x**y; at x == 0 it is 0 (for y > 0), not nan.
-            mul(ans, log(select(eq(x, 0), 1.0, x))) if needed[1] else None]
-
-
-pow_p = elementwise("pow", np.power)
-defderiv(pow_p, _pow_partials, with_output=True)
-def pow(x, y): return pow_p.bind(x, y)
-
-
-exp_p = elementwise("exp", np.exp)
-defderiv(exp_p, lambda ans, x: ans, with_output=True)
-def exp(x): return exp_p.bind(x)
-
-
-log_p = elementwise("log", np.log)
-defjvp(log_p, lambda t, x: div(t, x))
-def log(x): return log_p.bind(x)
-
-
-log1p_p = elementwise("log1p", np.log1p)
-defjvp(log1p_p, lambda t, x: div(t, add(x, 1.0)))
-def log1p(x): return log1p_p.bind(x)
-
-
-expm1_p = elementwise("expm1", np.expm1)
-defderiv(expm1_p, lambda ans, x: add(ans, 1.0), with_output=True)
-def expm1(x): return expm1_p.bind(x)
-
-
-sqrt_p = elementwise("sqrt", np.sqrt)
-defjvp_with_output(sqrt_p, lambda t, ans, x: div(t, mul(2.0, ans)))
-def sqrt(x): return sqrt_p.bind(x)
-
-
-cbrt_p = elementwise("cbrt", np.cbrt)  # real cube root (negative for negative x)
-defjvp_with_output(cbrt_p, lambda t, ans, x: div(t, mul(mul(ans, ans), 3.0)))
-def cbrt(x): return cbrt_p.bind(x)
-
-
-rsqrt_p = elementwise("rsqrt", lambda x: 1.0 / np.sqrt(x))
-defderiv(rsqrt_p, lambda ans, x: mul(-0.5, div(ans, x)), with_output=True)
-rsqrt_p.def_lowering(fusible(lambda fz, args: fz.ufunc(np.true_divide, 1.0,
-                                                      fz.ufunc(np.sqrt, args[0]))), backend="numba")
-def rsqrt(x): return rsqrt_p.bind(x)
-
-
-logistic_p = elementwise("logistic", scipy.special.expit)
-defderiv(logistic_p, lambda ans, x: mul(ans, sub(1.0, ans)), with_output=True)
-def logistic(x): return logistic_p.bind(x)
-
-
-# --- trigonometric and hyperbolic ----------------------------------------------------------
-
-sin_p = elementwise("sin", np.sin)
-defderiv(sin_p, lambda x: cos(x))
-def sin(x): return sin_p.bind(x)
-
-
-cos_p = elementwise("cos", np.cos)
-defderiv(cos_p, lambda x: neg(sin(x)))
-def cos(x): return cos_p.bind(x)
-
-
-tan_p = elementwise("tan", np.tan)
-defderiv(tan_p, lambda ans, x: add(1.0, mul(ans, ans)), with_output=True)
-def tan(x): return tan_p.bind(x)
-
-
-arcsin_p = elementwise("arcsin", np.arcsin)
-defderiv(arcsin_p, lambda x: rsqrt(sub(1.0, mul(x, x))))
-def arcsin(x): return arcsin_p.bind(x)
-
-
-arccos_p = elementwise("arccos", np.arccos)
-defderiv(arccos_p, lambda x: neg(rsqrt(sub(1.0, mul(x, x)))))
-def arccos(x): return arccos_p.bind(x)
-
-
-# Derivatives with 1 + x² or x² + y² in them go through hypot (fxad/rules/elementwise/ufunc_math.py),
-# which neither overflows nor underflows: 1 / (1 + x²) = (1 / hypot(1, x))², finite and right
-# at |x| = 1e160 and 1e-300.
-def _inv_hypot1(x):
-    return div(1.0, ops.hypot(x, 1.0))
-
-
-arctan_p = elementwise("arctan", np.arctan)
-defderiv(arctan_p, lambda x: integer_pow(_inv_hypot1(x), 2))
-def arctan(x): return arctan_p.bind(x)
-
-
-arctan2_p = elementwise("arctan2", np.arctan2)  # arctan2(y, x) = angle of (x, y)
-def _arctan2_partials(needed, y, x):
-    r = ops.hypot(x, y)  # x / (x² + y²) = (x / r) / r: x² + y² would overflow or underflow
-    return [div(div(x, r), r) if needed[0] else None,
-            neg(div(div(y, r), r)) if needed[1] else None]
-defderiv(arctan2_p, _arctan2_partials)
-def arctan2(y, x): return arctan2_p.bind(y, x)
-
-
-tanh_p = elementwise("tanh", np.tanh)
-defderiv(tanh_p, lambda ans, x: sub(1.0, mul(ans, ans)), with_output=True)
-def tanh(x): return tanh_p.bind(x)
-
-
-sinh_p = elementwise("sinh", np.sinh)
-defderiv(sinh_p, lambda x: cosh(x))
-def sinh(x): return sinh_p.bind(x)
-
-
-cosh_p = elementwise("cosh", np.cosh)
-defderiv(cosh_p, lambda x: sinh(x))
-def cosh(x): return cosh_p.bind(x)
-
-
-arcsinh_p = elementwise("arcsinh", np.arcsinh)
-defderiv(arcsinh_p, lambda x: _inv_hypot1(x))
-def arcsinh(x): return arcsinh_p.bind(x)
-
-
-arccosh_p = elementwise("arccosh", np.arccosh)  # 1 / sqrt(x - 1) sqrt(x + 1): no x² overflow
-defderiv(arccosh_p, lambda x: mul(rsqrt(sub(x, 1.0)), rsqrt(add(x, 1.0))))
-def arccosh(x): return arccosh_p.bind(x)
-
-
-arctanh_p = elementwise("arctanh", np.arctanh)
-defjvp(arctanh_p, lambda t, x: div(t, sub(1.0, mul(x, x))))
-def arctanh(x): return arctanh_p.bind(x)
-
-
-# --- piecewise -----------------------------------------------------------------------------
-
-abs_p = elementwise("abs", np.abs)
-# |z|' = Re(conj(z) dz) / |z| for complex z; sign(x) for real x.
-defjvp_with_output(abs_p, lambda t, ans, x: div(real(mul(t, conj(x))), ans) if _is_complex(x)
-                   else mul(t, sign(x)))  # (not defderiv: complex t enters through real())
-def _is_complex(x): return _is_complex_dtype(dtype_of(x))
-def abs(x): return abs_p.bind(x)
-
-
-def _extremum_partials(first_wins):
-    """max/min: 1 where an operand wins, 1/2 on ties (the derivative is split evenly, as JAX
-    does); the tie mask is computed once for both operands."""
-    def partials(needed, ans, x, y):
-        dt = dtype_of(ans)
-        half_tie = mul(0.5, convert_element_type(eq(x, y), dt))
-        return [add(convert_element_type(first_wins(x, y), dt), half_tie) if needed[0] else None,
-                add(convert_element_type(first_wins(y, x), dt), half_tie) if needed[1] else None]
-    return partials
-
-
-max_p = elementwise("max", np.maximum)
-defderiv(max_p, _extremum_partials(lambda x, y: gt(x, y)), with_output=True)
-def max(x, y): return max_p.bind(x, y)
-
-
-min_p = elementwise("min", np.minimum)
-defderiv(min_p, _extremum_partials(lambda x, y: lt(x, y)), with_output=True)
-def min(x, y): return min_p.bind(x, y)
-
-
-floor_divide_p = elementwise("floor_divide", np.floor_divide)  # integer-preserving x // y
-defjvp_zero(floor_divide_p)
-def floor_divide(x, y): return floor_divide_p.bind(x, y)
-
-
-rem_p = elementwise("rem", np.remainder)  # NumPy's x % y (sign of y)
-defjvp(rem_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(floor_divide(x, y))))  # d/dx = 1
-def rem(x, y): return rem_p.bind(x, y)
-
-
-fmod_p = elementwise("fmod", np.fmod)  # C's fmod (sign of x): x - trunc(x / y) * y
-defjvp(fmod_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(trunc(div(x, y)))))  # d/dx = 1
-def fmod(x, y): return fmod_p.bind(x, y)
-
-
 # --- complex parts (R-linear: transposes follow JAX's convention, grad = d/dx - i d/dy) --------
 
 real_p = elementwise("real", np.real, memory="views")
@@ -486,97 +263,4 @@ complex_p.def_lowering(fusible(lambda fz, args: fz.ufunc(
 def complex_(x, y): return complex_p.bind(x, y)
 
 
-# Piecewise-constant functions and predicates: zero derivative everywhere it exists.
-sign_p = elementwise("sign", np.sign)
-defjvp_zero(sign_p)
-def sign(x):  # complex: z/|z|, which is not piecewise constant, so built from div and abs
-    return div(x, abs(x)) if _is_complex(x) else sign_p.bind(x)
-
-
-floor_p = elementwise("floor", np.floor)
-defjvp_zero(floor_p)
-def floor(x): return floor_p.bind(x)
-
-
-ceil_p = elementwise("ceil", np.ceil)
-defjvp_zero(ceil_p)
-def ceil(x): return ceil_p.bind(x)
-
-
-trunc_p = elementwise("trunc", np.trunc)
-defjvp_zero(trunc_p)
-def trunc(x): return trunc_p.bind(x)
-
-
-round_p = elementwise("round", lambda x, decimals: np.round(x, decimals))
-defjvp_zero(round_p)
-round_p.def_lowering(fusible(lambda fz, args, decimals: None if decimals else (  # NumPy: rint
-    fz.ufunc(np.rint, args[0]) if args[0].dtype.kind == "f" else args[0])), backend="numba")
-def round(x, decimals=0): return round_p.bind(x, decimals=int(decimals))
-
-
-stop_gradient_p = elementwise("stop_gradient", lambda x: x, memory="views")
-defjvp_zero(stop_gradient_p)
-stop_gradient_p.def_lowering(lambda ctx, args: args[0])  # compiled code has no derivatives
-stop_gradient_p.def_lowering(fusible(lambda fz, args: args[0]), backend="numba")
-def stop_gradient(x): return stop_gradient_p.bind(x)
-
-
-eq_p = elementwise("eq", np.equal)
-defjvp_zero(eq_p)
-def eq(x, y): return eq_p.bind(x, y)
-
-
-ne_p = elementwise("ne", np.not_equal)
-defjvp_zero(ne_p)
-def ne(x, y): return ne_p.bind(x, y)
-
-
-lt_p = elementwise("lt", np.less)
-defjvp_zero(lt_p)
-def lt(x, y): return lt_p.bind(x, y)
-
-
-le_p = elementwise("le", np.less_equal)
-defjvp_zero(le_p)
-def le(x, y): return le_p.bind(x, y)
-
-
-gt_p = elementwise("gt", np.greater)
-defjvp_zero(gt_p)
-def gt(x, y): return gt_p.bind(x, y)
-
-
-ge_p = elementwise("ge", np.greater_equal)
-defjvp_zero(ge_p)
-def ge(x, y): return ge_p.bind(x, y)
-
-
-logical_and_p = elementwise("logical_and", np.logical_and)
-defjvp_zero(logical_and_p)
-def logical_and(x, y): return logical_and_p.bind(x, y)
-
-
-logical_or_p = elementwise("logical_or", np.logical_or)
-defjvp_zero(logical_or_p)
-def logical_or(x, y): return logical_or_p.bind(x, y)
-
-
-logical_not_p = elementwise("logical_not", np.logical_not)
-defjvp_zero(logical_not_p)
-def logical_not(x): return logical_not_p.bind(x)
-
-
-isfinite_p = elementwise("isfinite", np.isfinite)
-defjvp_zero(isfinite_p)
-def isfinite(x): return isfinite_p.bind(x)
-
-
-signbit_p = elementwise("signbit", np.signbit)  # also -0.0 and NaNs with the sign bit set
-defjvp_zero(signbit_p)
-def signbit(x): return signbit_p.bind(x)
-
-
-isnan_p = elementwise("isnan", np.isnan)
-defjvp_zero(isnan_p)
-def isnan(x): return isnan_p.bind(x)
+def _is_complex(x): return _is_complex_dtype(dtype_of(x))

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...core import Primitive, ShapedArray
 from ...errors import FxadTypeError, FxadValueError
-from .arithmetic import elementwise
+from ..helpers import elementwise
 from ..helpers import defderiv, defjvp, defjvp_zero, dtype_of
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

@@ -7,7 +7,9 @@ import numpy as np
 
 from ...core import Primitive, ShapedArray
 from ...interpreters.jvp import Zero
-from .arithmetic import elementwise, eq, mul, select
+from .arithmetic import mul, select
+from .piecewise import eq
+from ..helpers import elementwise
 from ..helpers import defderiv, defjvp, deflinear, fit, unbroadcast
 
 copysign_p = elementwise("copysign", np.copysign)  # |x| with y's sign bit (also -0.0, NaNs)

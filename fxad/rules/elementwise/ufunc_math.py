@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arithmetic import (_pow_partials, abs, div, elementwise, eq, isfinite, logical_and, max,
-                          mul, ne, select, stop_gradient)
+from .arithmetic import div, mul, select
+from .piecewise import abs, eq, isfinite, logical_and, max, ne, stop_gradient
+from .transcendental import _pow_partials
+from ..helpers import elementwise
 from ..helpers import defderiv, defjvp
 
 _LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))

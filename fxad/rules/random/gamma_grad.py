@@ -30,7 +30,7 @@ import scipy.special as sc
 from ...core import get_aval
 from ...errors import FxadTypeError
 from ...interpreters.jvp import Zero
-from ..elementwise.arithmetic import elementwise
+from ..helpers import elementwise
 from ..special.basic import polygamma
 from .. import ops
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.special as sc
 
-from ..elementwise.arithmetic import (abs, add, cos, div, elementwise, eq, exp, isfinite, log, log1p,
-                          logical_and, logical_not, logistic, lt, mul, neg, select, sub)
+from ..elementwise.arithmetic import add, div, mul, neg, select, sub
+from ..elementwise.piecewise import abs, eq, isfinite, logical_and, logical_not, lt
+from ..elementwise.transcendental import cos, exp, log, log1p, logistic
+from ..helpers import elementwise
 from ...ir.numba_backend.lowering import fusible
 from ..helpers import defderiv, defjvp
 

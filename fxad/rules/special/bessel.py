@@ -9,7 +9,7 @@ import numpy as np
 import scipy.special as sc
 
 from .. import ops
-from ..elementwise.arithmetic import elementwise
+from ..helpers import elementwise
 from ..helpers import defderiv
 
 _I = {0.0: sc.i0, 1.0: sc.i1}  # SciPy's dedicated (faster) integer orders

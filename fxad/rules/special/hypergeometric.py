@@ -16,7 +16,7 @@ import scipy.special as sc
 from ...errors import FxadValueError
 from .. import ops
 from . import _shape_derivatives as num
-from ..elementwise.arithmetic import elementwise
+from ..helpers import elementwise
 from ..helpers import defderiv
 from .incomplete import float_like
 

@@ -18,7 +18,7 @@ import scipy.special as sc
 from ...interpreters.jvp import Zero, jvp_flat
 from . import _shape_derivatives as num
 from .. import ops
-from ..elementwise.arithmetic import elementwise
+from ..helpers import elementwise
 from ..helpers import defderiv, dtype_of, shape_of
 from .basic import digamma, gammaln, xlog1py, xlogy
 

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.special as sc
 
 from .. import ops
-from ..elementwise.arithmetic import elementwise
+from ..helpers import elementwise
 from ..helpers import defderiv, defjvp_zero
 from .basic import digamma, erf
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import Primitive, ShapedArray
-from ..elementwise.arithmetic import elementwise
+from ..helpers import elementwise
 from ..helpers import bdim_to_front, defjvp_zero, shape_of
 from .. import ops
 
