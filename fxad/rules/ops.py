@@ -19,8 +19,8 @@ from .reduction.reduce import argmax, argmin, reduce_max, reduce_min, reduce_pro
 from .structural.shape import broadcast_to, concatenate, flip, reshape, transpose  # noqa: F401
 from .structural.indexing import getitem, scatter_add  # noqa: F401
 from .contraction.dot import dot_general  # noqa: F401
-from .reduction.cumulative import (  # noqa: F401
-    argsort, cumlogsumexp, cummax, cummin, cumprod, cumsum, lexsort, searchsorted, top_k)
+from .reduction.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum  # noqa: F401
+from .structural.sorting import argsort, lexsort, searchsorted, top_k  # noqa: F401
 from .contraction.convolve import convolve  # noqa: F401
 from .structural.dynamic_slice import dynamic_slice, dynamic_update_slice  # noqa: F401
 from .contraction.conv import conv_general_dilated  # noqa: F401  (normalized form; fxad.lax has the public one)
