@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
-from ..errors import FxadTypeError, FxadValueError
+from ..errors import FxadTypeError, FxadValueError as _FxadValueError
 from ..rules.helpers import dtype_of as _dtype_of, shape_of as _shape_of
 from ..rules.elementwise.floating_point import copysign, heaviside, ldexp, modf  # noqa: F401
 from ..rules.special.basic import logaddexp, logaddexp2, sinc  # noqa: F401  (NumPy's own impls)
@@ -169,7 +169,7 @@ def vecdot(x1, x2, axis=-1):
     operands need that axis, of one length (a scalar is not broadcast into it)."""
     s1, s2 = _shape_of(x1), _shape_of(x2)
     if not s1 or not s2 or s1[axis] != s2[axis]:
-        raise FxadValueError(f"vecdot: operands of shapes {s1} and {s2} do not both have the "
+        raise _FxadValueError(f"vecdot: operands of shapes {s1} and {s2} do not both have the "
                              f"axis {axis} (signature (n),(n)->()), of one length")
     return _sum(lax.mul(lax.conj(x1), x2), axis=axis)
 

@@ -51,3 +51,7 @@ def convolve(a, v): return convolve_p.bind(a, v)
 
 
 __all__ = ["convolve"]
+
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["convolve"]

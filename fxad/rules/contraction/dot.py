@@ -286,3 +286,7 @@ def dot_general(lhs, rhs, dimension_numbers):
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn)
+
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["dot_general"]

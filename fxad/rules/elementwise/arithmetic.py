@@ -264,3 +264,11 @@ def complex_(x, y): return complex_p.bind(x, y)
 
 
 def _is_complex(x): return _is_complex_dtype(dtype_of(x))
+
+
+complex = complex_  # lax's name (after every use of the builtin in this module)
+
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["add", "complex", "conj", "convert_element_type", "div", "imag", "mul", "neg", "real",
+           "select", "sub"]

@@ -155,3 +155,9 @@ def signbit(x): return signbit_p.bind(x)
 isnan_p = elementwise("isnan", np.isnan)
 defjvp_zero(isnan_p)
 def isnan(x): return isnan_p.bind(x)
+
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["abs", "ceil", "eq", "floor", "floor_divide", "fmod", "ge", "gt", "isfinite", "isnan",
+           "le", "logical_and", "logical_not", "logical_or", "lt", "max", "min", "ne", "rem",
+           "round", "sign", "signbit", "stop_gradient", "trunc"]

@@ -171,3 +171,9 @@ def arccosh(x): return arccosh_p.bind(x)
 arctanh_p = elementwise("arctanh", np.arctanh)
 defjvp(arctanh_p, lambda t, x: div(t, sub(1.0, mul(x, x))))
 def arctanh(x): return arctanh_p.bind(x)
+
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "cbrt", "cos",
+           "cosh", "exp", "expm1", "integer_pow", "log", "log1p", "logistic", "pow", "rsqrt", "sin",
+           "sinh", "sqrt", "tan", "tanh"]

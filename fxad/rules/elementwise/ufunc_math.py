@@ -54,3 +54,7 @@ def hypot(x, y): return hypot_p.bind(x, y)
 
 
 __all__ = ["float_power", "exp2", "log2", "log10", "hypot"]
+
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["exp2", "float_power", "hypot", "log10", "log2"]

@@ -113,3 +113,7 @@ cumlogsumexp_p = _cumulative("cumlogsumexp", np.logaddexp.accumulate)
 _running_jvp(cumlogsumexp_p, lambda: _logaddexp2)
 def cumlogsumexp(x, axis):
     return cumlogsumexp_p.bind(x, axis=norm_axes(x, (axis,), 'cumlogsumexp')[0])
+
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["cumprod", "cumsum"]

@@ -171,3 +171,6 @@ argmin_p = _arg_reduction("argmin", np.argmin)
 def argmin(x, axis, keepdims=False):
     return argmin_p.bind(x, axis=norm_axes(x, (axis,), 'argmin')[0], keepdims=keepdims)
 
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["argmax", "argmin", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum"]

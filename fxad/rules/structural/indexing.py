@@ -250,3 +250,7 @@ def _scatter_add_batch(vals, dims, spec):
 scatter_add_p.def_batch(_scatter_add_batch)
 def scatter_add(x, arrays, updates, spec):
     return scatter_add_p.bind(x, *arrays, updates, spec=spec)
+
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["getitem", "scatter_add"]

@@ -143,3 +143,7 @@ flip_p.def_lowering(lambda ctx, args, axes: "{}[{}]".format(args[0], ", ".join(
     if ctx.in_avals[0].shape else args[0], backend="numba")
 def flip(x, axes):
     return flip_p.bind(x, axes=norm_axes(x, axes, "flip"))
+
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["broadcast_to", "concatenate", "flip", "reshape", "transpose"]

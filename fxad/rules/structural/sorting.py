@@ -104,3 +104,7 @@ def take_last(x, idx):
     lead = [np.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(shape))))
             for i, n in enumerate(shape[:-1])]
     return ops.getitem(x, tuple(lead) + (idx,))
+
+
+# the bind wrappers fxad.lax exports (through rules/ops.py)
+__all__ = ["argsort", "searchsorted"]
