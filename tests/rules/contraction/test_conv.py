@@ -17,7 +17,7 @@ from fxad import lax
 from fxad.errors import FxadTypeError, FxadValueError
 from fxad.rules._support import window_kernels
 
-from ..common import check_vmap_matches_loop, floats, run_row
+from ..common import check_vmap_matches_loop, floats, Row, row_tests
 
 # name, lhs shape, rhs shape, keyword arguments of lax.conv_general_dilated
 CONFIGS = [
@@ -144,9 +144,8 @@ def test_values_and_gradients_match_jax(name, ls, rs, kw):
 
 # --- derivatives ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_derivatives_to_second_order(name, fn, shapes):
-    run_row(fn, shapes, floats(-2, 2))
+TABLE = [Row(n, f, s, floats(-2, 2)) for n, f, s in TABLE]
+test_row = row_tests(TABLE)
 
 
 def test_transposes_are_convolutions():

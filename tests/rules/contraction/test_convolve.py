@@ -1,14 +1,13 @@
 """Rule table: the convolve primitive (fxad.rules.contraction.convolve) through numpy's convolve and
 correlate: values against NumPy, derivatives to second order in both modes, vmap against a
 loop."""
-import numpy as np
 import pytest
 
 import fxad.numpy as fnp
+from fxad import lax
 
-from ..common import V3, V7, check_values_match_numpy, check_vmap_matches_loop, grid, run_row
+from ..common import V3, V7, VEC, check_values_match_numpy, floats, grid, Row, row_tests
 
-R = np.random.default_rng(11)
 
 # (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
 VALUES = [
@@ -25,17 +24,14 @@ def test_values_match_numpy(name, f, argsets, kws):
 
 
 TABLE = [
-    ("convolve", lambda a, v: fnp.convolve(a, v), [(5,), (3,)]),
-    ("convolve-same", lambda a, v: fnp.convolve(v, a, mode="same"), [(5,), (3,)]),
-    ("correlate", lambda a, v: fnp.correlate(a, v, mode="full"), [(4,), (3,)]),
+    Row("convolve", lambda a, v: fnp.convolve(a, v), [(5,), (3,)], grid(-2, 2), unique=True),
+    Row("convolve-same", lambda a, v: fnp.convolve(v, a, mode="same"), [(5,), (3,)], grid(-2, 2),
+        unique=True),
+    Row("correlate", lambda a, v: fnp.correlate(a, v, mode="full"), [(4,), (3,)], grid(-2, 2), unique=True),
+    # NumPy's calling forms: their values under vmap and jit
+    Row("convolve", lambda a, v: lax.convolve(a, v), [VEC, (2,)], floats(-2, 2), grad=False),
+    Row("convolve_long_kernel", lambda a, v: lax.convolve(a, v), [(2,), VEC], floats(-2, 2), grad=False),
 ]
+test_row = row_tests(TABLE)
 
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_convolve(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2), unique=True)
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    check_vmap_matches_loop(fn, shapes, R)

@@ -5,7 +5,7 @@ import pytest
 import fxad.numpy as fnp
 from fxad import lax
 
-from ..common import floats, run_row
+from ..common import T3D, VEC, floats, Row, row_tests, run_row
 
 TABLE = [
     ("matmul-2d", fnp.matmul, [(2, 3), (3, 4)]),
@@ -34,22 +34,14 @@ TABLE = [
 ]
 
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_products(name, fn, shapes):
-    run_row(fn, shapes, floats(-2, 2))
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_products_match_numpy(name, fn, shapes):
-    rng = np.random.default_rng(0)
-    args = [rng.standard_normal(s) for s in shapes]
-    np_fn = {"einsum-ij,jk": lambda a, b: np.einsum("ij,jk->ki", a, b)}.get(name)
-    got = fn(*args)  # eager: runs the dot_general impl
-    import fxad
-    staged = fxad.make_jaxpr(fn)(*args)(*args)[0]
-    np.testing.assert_allclose(got, staged, rtol=1e-12)
-    if np_fn is not None:
-        np.testing.assert_allclose(got, np_fn(*args), rtol=1e-12)
+TABLE = [Row(n, f, s, floats(-2, 2)) for n, f, s in TABLE]
+TABLE += [  # lax's forms: their values under vmap and jit
+    Row("dot_general_batch", lambda a, b: lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,)))),
+        [T3D, (2, 5, 4)], floats(-2, 2), grad=False),
+    Row("dot_general_free_only", lambda a, b: lax.dot_general(a, b, (((), ()), ((), ()))), [(2,), VEC],
+        floats(-2, 2), grad=False),
+]
+test_row = row_tests(TABLE)
 
 
 def test_blas_fast_forms_match_tensordot_eager_and_jit():

@@ -7,9 +7,8 @@ import pytest
 import fxad.numpy as fnp
 from fxad.test_util import check_grads
 
-from ..common import M, check_values_match_numpy, check_vmap_matches_loop, grid, run_row
+from ..common import M, check_values_match_numpy, grid, Row, row_tests
 
-R = np.random.default_rng(11)
 
 # (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
 VALUES = [
@@ -30,25 +29,19 @@ def test_values_match_numpy(name, f, argsets, kws):
     check_values_match_numpy(f, argsets, kws)
 
 
+R = np.random.default_rng(7)
+
 TABLE = [
-    ("fft", lambda x: fnp.real(fnp.fft.fft(x)) * fnp.imag(fnp.fft.ifft(x, 5, norm="ortho"))[:, :4],
-     [(2, 4)]),
-    ("rfft-irfft", lambda x: fnp.fft.irfft(fnp.fft.rfft(x, axis=0) ** 2, 5, axis=0), [(4, 2)]),
-    ("rfftn", lambda x: fnp.real(fnp.fft.rfftn(x, s=(3, 5), norm="forward")
-                                 * fnp.conj(fnp.fft.rfftn(x, s=(3, 5)))), [(2, 4)]),
-    ("irfft2", lambda x: fnp.fft.irfft2(fnp.fft.fft2(x) * (1 + 1j), s=(3, 4))
-     * fnp.fft.fftshift(x), [(3, 4)]),
+    Row("fft", lambda x: fnp.real(fnp.fft.fft(x)) * fnp.imag(fnp.fft.ifft(x, 5, norm="ortho"))[:, :4],
+        [(2, 4)], grid(-2, 2), unique=True),
+    Row("rfft-irfft", lambda x: fnp.fft.irfft(fnp.fft.rfft(x, axis=0) ** 2, 5, axis=0), [(4, 2)],
+        grid(-2, 2), unique=True),
+    Row("rfftn", lambda x: fnp.real(fnp.fft.rfftn(x, s=(3, 5), norm="forward")
+                                 * fnp.conj(fnp.fft.rfftn(x, s=(3, 5)))), [(2, 4)], grid(-2, 2), unique=True),
+    Row("irfft2", lambda x: fnp.fft.irfft2(fnp.fft.fft2(x) * (1 + 1j), s=(3, 4))
+     * fnp.fft.fftshift(x), [(3, 4)], grid(-2, 2), unique=True),
 ]
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_fft(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2), unique=True)
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    check_vmap_matches_loop(fn, shapes, R)
+test_row = row_tests(TABLE)
 
 
 FFTS = [

@@ -9,7 +9,7 @@ import scipy.signal as ss
 import fxad
 from fxad.rules.contraction.signal_conv import convolve_window, mode_window
 
-from ..common import floats, run_row
+from ..common import floats, Row, row_tests
 
 
 def conv(mode, method="auto"):
@@ -24,9 +24,8 @@ MODES = [("full", "auto"), ("same", "direct"), ("valid", "fft")]
 TABLE = [(f"{m}-{meth}", conv(m, meth), list(s)) for m, meth in MODES for s in SHAPES]
 
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[f"{t[0]}-{t[2]}" for t in TABLE])
-def test_row(name, fn, shapes):
-    run_row(fn, shapes, floats(-2, 2))
+TABLE = [Row(n, f, s, floats(-2, 2)) for n, f, s in TABLE]
+test_row = row_tests(TABLE)
 
 
 @pytest.mark.parametrize("mode", ["full", "same", "valid"])

@@ -1,7 +1,7 @@
 """Rule table: linear maps with given transposes (fxad.rules.control.custom_linear): `linear_call`
 (fxad.custom_derivatives.linear_call) and `custom_linear_solve` (fxad.lax). Each row's
 derivatives are checked to second order in both modes, so the JVP in the residuals, the
-transpose and the JVP of the transpose are all exercised; vmap against a loop."""
+transpose and the JVP of the transpose are all exercised."""
 import numpy as np
 import pytest
 
@@ -10,7 +10,7 @@ import fxad.numpy as fnp
 from fxad import lax
 from fxad.custom_derivatives import linear_call
 
-from ..common import check_vmap_matches_loop, floats, run_row
+from ..common import Row, floats, row_tests
 
 
 def scaled(r, x):
@@ -40,24 +40,13 @@ def solve_general(a, b):
     return lax.custom_linear_solve(lambda x: m @ x, b, _dense, transpose_solve=_dense)
 
 
-ROWS = [
-    ("linear_call", lambda r: scaled(r, fnp.cos(r)) * r, [(3,)], floats(-2, 2)),
-    ("linear_call (two operands)", lambda r, x: scaled(r, x), [(3,), (3,)], floats(-2, 2)),
-    ("custom_linear_solve symmetric", solve_sym, [(3,), (3,)], floats(0.5, 2)),
-    ("custom_linear_solve", solve_general, [(3,), (3,)], floats(0.5, 2)),
+TABLE = [
+    Row("linear_call", lambda r: scaled(r, fnp.cos(r)) * r, [(3,)], floats(-2, 2)),
+    Row("linear_call (two operands)", lambda r, x: scaled(r, x), [(3,), (3,)], floats(-2, 2)),
+    Row("custom_linear_solve symmetric", solve_sym, [(3,), (3,)], floats(0.5, 2)),
+    Row("custom_linear_solve", solve_general, [(3,), (3,)], floats(0.5, 2)),
 ]
-TABLE = [(n, f, s) for n, f, s, _ in ROWS]
-
-
-@pytest.mark.parametrize("name,fn,shapes,elements", ROWS, ids=[r[0] for r in ROWS])
-def test_rows(name, fn, shapes, elements):
-    run_row(fn, shapes, elements)
-
-
-@pytest.mark.parametrize("name,fn,shapes,elements", ROWS, ids=[r[0] for r in ROWS])
-def test_vmap_matches_loop(name, fn, shapes, elements):
-    check_vmap_matches_loop(lambda *a: fn(*[fnp.abs(x) + 0.5 for x in a]), shapes,
-                            np.random.default_rng(0))
+test_row = row_tests(TABLE)
 
 
 def test_values():

@@ -1,7 +1,8 @@
-"""Scan bodies are split into (pre, loop, post): carry-independent work is hoisted before the
-loop, work whose results only leave as stacked outputs is sunk after it, pass-through
-carries become constants and accumulators of stacked outputs become one sum. Each case is
-checked against the same loop in Python, eagerly, under jit, and differentiated."""
+"""Rule table: `scan` (fxad.rules.control.scan), and its bodies' hoisting plan
+(fxad.rules.control._scan_plan): carry-independent work is hoisted before the loop, work
+whose results only leave as stacked outputs is sunk after it, pass-through carries become
+constants and accumulators of stacked outputs become one sum. Each case is checked against
+the same loop in Python, eagerly, under jit, and differentiated."""
 import numpy as np
 import pytest
 
@@ -11,9 +12,24 @@ from fxad import lax
 from fxad.rules.control._scan_plan import plan_scan
 from fxad.test_util import check_grads
 
+from ..common import Row, floats, row_tests
+
 R = np.random.default_rng(0)
 W = R.normal(size=(3, 3)) * 0.5
 XS = R.normal(size=(6, 3))
+
+
+def _rnn(h0, xs):
+    """An RNN over xs (its steps stacked), the hidden states as outputs."""
+    return lax.scan(lambda h, x: (fnp.tanh(W @ h + W @ x), fnp.sin(h) * x), h0, xs)
+
+
+TABLE = [
+    Row("scan", lambda h0, xs: _rnn(h0, xs), [(3,), (4, 3)], floats(-1, 1)),
+    Row("scan_reverse", lambda h0, xs: lax.scan(lambda h, x: (h * fnp.cos(x), h + x), h0, xs,
+                                                reverse=True), [(3,), (4, 3)], floats(-1, 1)),
+]
+test_row = row_tests(TABLE)
 
 
 def python_scan(f, init, xs, reverse=False):

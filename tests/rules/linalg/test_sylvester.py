@@ -4,12 +4,10 @@ tests/rules/linalg/test_solve.py does): derivatives to second order in both mode
 import numpy as np
 
 import fxad.numpy as fnp
-import pytest
 
-import fxad
 from fxad.rules.linalg import sylvester as lm
 
-from ..common import floats, run_row
+from ..common import floats, Row, row_tests
 
 
 def spd(x):
@@ -52,17 +50,7 @@ TABLE = [
 ]
 
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_row(name, fn, shapes):
-    run_row(fn, shapes, floats(-1, 1))
+TABLE = [Row(n, f, s, floats(-1, 1)) for n, f, s in TABLE]
+test_row = row_tests(TABLE)
 
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    rng = np.random.default_rng(4)
-    args = [rng.uniform(-1, 1, (2,) + s) for s in shapes]
-    got = fxad.vmap(fn)(*args)
-    want = [fn(*[a[i] for a in args]) for i in range(2)]
-    for g, w in zip(fxad.tree_util.tree_leaves(got), zip(*[fxad.tree_util.tree_leaves(w)
-                                                           for w in want])):
-        np.testing.assert_allclose(g, np.stack(w), rtol=1e-10, atol=1e-12)

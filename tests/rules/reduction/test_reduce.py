@@ -4,36 +4,38 @@ import pytest
 
 import fxad
 import fxad.numpy as fnp
+from fxad import lax
 from fxad.test_util import check_grads
 
-from ..common import grid, run_row
+from ..common import T3D, floats, grid, Row, row_tests, ties
 
 AXES = [None, 0, 1, -1, (0, 1)]
 
 
+D = grid(0.5, 2)  # prod and std stay away from 0
 TABLE = []
 for ax in AXES:
     for kd in (False, True):
         TABLE += [
-            (f"sum-{ax}-{kd}", lambda x, ax=ax, kd=kd: fnp.sum(x, axis=ax, keepdims=kd), [(2, 3)]),
-            (f"mean-{ax}-{kd}", lambda x, ax=ax, kd=kd: fnp.mean(x, axis=ax, keepdims=kd), [(2, 3)]),
-            (f"prod-{ax}-{kd}", lambda x, ax=ax, kd=kd: fnp.prod(x, axis=ax, keepdims=kd), [(2, 3)]),
-            (f"max-{ax}-{kd}", lambda x, ax=ax, kd=kd: fnp.max(x, axis=ax, keepdims=kd), [(2, 3)]),
-            (f"min-{ax}-{kd}", lambda x, ax=ax, kd=kd: fnp.min(x, axis=ax, keepdims=kd), [(2, 3)]),
-            (f"var-{ax}-{kd}", lambda x, ax=ax, kd=kd: fnp.var(x, axis=ax, keepdims=kd), [(2, 3)]),
-            (f"std-{ax}-{kd}", lambda x, ax=ax, kd=kd: fnp.std(x, axis=ax, keepdims=kd), [(2, 3)]),
+            Row(f"{r}-{ax}-{kd}", lambda x, r=r, ax=ax, kd=kd: getattr(fnp, r)(x, axis=ax, keepdims=kd),
+                [(2, 3)], D, unique=True)
+            for r in ("sum", "mean", "prod", "max", "min", "var", "std")
         ]
 TABLE += [
-    ("prod-odd-length", lambda x: fnp.prod(x), [(5,)]),
-    ("argmax", lambda x: x[fnp.argmax(x)] * fnp.sum(x), [(4,)]),
-    ("argmin", lambda x: x[fnp.argmin(x, axis=0)] * x[0], [(4,)]),
-    ("sum-scalar", lambda x: fnp.sum(x), [()]),
+    Row("prod-odd-length", lambda x: fnp.prod(x), [(5,)], D, unique=True),
+    Row("argmax", lambda x: x[fnp.argmax(x)] * fnp.sum(x), [(4,)], D, unique=True),
+    Row("argmin", lambda x: x[fnp.argmin(x, axis=0)] * x[0], [(4,)], D, unique=True),
+    Row("sum-scalar", lambda x: fnp.sum(x), [()], D, unique=True),
+    Row("logsumexp", lambda x: fxad.nn.logsumexp(x, axis=1), [(2, 3)], D, unique=True),
+    # lax's forms: their values under vmap and jit
+    Row("lax_reduce_sum", lambda x: lax.reduce_sum(x, (0, 2), True), [T3D], floats(-2, 2), grad=False),
+    Row("lax_reduce_max", lambda x: lax.reduce_max(x, (1,)), [T3D], ties(), grad=False),
+    Row("lax_reduce_min", lambda x: lax.reduce_min(x, (0, 1)), [T3D], ties(), grad=False),
+    Row("lax_reduce_prod", lambda x: lax.reduce_prod(x, (2,), True), [T3D], floats(-2, 2), grad=False),
+    Row("lax_argmin", lambda x: lax.argmin(x, 1, True), [T3D], ties(), grad=False),
+    Row("lax_argmax", lambda x: lax.argmax(x, 0), [T3D], ties(), grad=False),
 ]
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_reduction(name, fn, shapes):
-    run_row(fn, shapes, grid(0.5, 2), unique=True)
+test_row = row_tests(TABLE)
 
 
 @pytest.mark.parametrize("x", [[2.0, 0.0, 3.0, 4.0], [0.0, 1.5, 0.0, 2.0], [0.0, 0.0, 0.0]])

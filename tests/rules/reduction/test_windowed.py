@@ -11,7 +11,7 @@ import fxad
 from fxad import lax
 from fxad.errors import FxadTypeError, FxadValueError
 
-from ..common import grid, run_row
+from ..common import grid, Row, row_tests
 
 # name, operand shape, keyword arguments of lax.reduce_window (after init and computation)
 CONFIGS = [
@@ -133,9 +133,8 @@ def test_values_and_gradients_match_jax(name, shape, kw, op_name, op, init, ufun
     np.testing.assert_allclose(g, jg, rtol=1e-13, atol=1e-13)
 
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_derivatives_to_second_order(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2, 0.01), unique=True)  # distinct values: no ties
+TABLE = [Row(n, f, s, grid(-2, 2, 0.01), unique=True) for n, f, s in TABLE]
+test_row = row_tests(TABLE)
 
 
 def test_ties_go_to_the_first_element_in_both_modes():

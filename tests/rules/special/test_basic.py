@@ -1,6 +1,5 @@
 """Rule table: special functions (fxad.rules.special.basic, fxad.scipy.special)."""
 import numpy as np
-import pytest
 import scipy.special as sc
 
 import fxad
@@ -8,7 +7,7 @@ import fxad.nn  # noqa: F401
 import fxad.numpy  # noqa: F401
 from fxad.scipy import special as fsp
 
-from ..common import SHAPES_BINARY, SHAPES_UNARY, floats, run_row
+from ..common import binary_rows, floats, row_tests, unary_rows
 
 UNARY = [
     ("erf", fsp.erf, floats(-2, 2)),
@@ -33,20 +32,8 @@ BINARY = [("xlogy", fsp.xlogy, floats(0.3, 2)),
           ("xlog1py", fsp.xlog1py, floats(0.3, 2)),
           ("logaddexp", fxad.numpy.logaddexp, floats(-2, 2))]  # ties included: smooth there
 
-TABLE = [(n, f, [s]) for n, f, _ in UNARY for s in SHAPES_UNARY] + \
-        [(n, f, list(s)) for n, f, _ in BINARY for s in SHAPES_BINARY]
-
-
-@pytest.mark.parametrize("shape", SHAPES_UNARY, ids=str)
-@pytest.mark.parametrize("name,fn,elements", UNARY, ids=[u[0] for u in UNARY])
-def test_unary(name, fn, elements, shape):
-    run_row(fn, [shape], elements)
-
-
-@pytest.mark.parametrize("shapes", SHAPES_BINARY, ids=str)
-@pytest.mark.parametrize("name,fn,elements", BINARY, ids=[b[0] for b in BINARY])
-def test_binary(name, fn, elements, shapes):
-    run_row(fn, list(shapes), elements)
+TABLE = unary_rows(UNARY) + binary_rows(BINARY)
+test_row = row_tests(TABLE)
 
 
 def test_values_match_scipy():
@@ -91,15 +78,6 @@ def test_xlogy_at_zero():
     g = fxad.grad(lambda y: fsp.xlogy(0.0, y))(0.5)
     assert g == 0.0
     assert fsp.xlogy(0.0, 0.0) == 0.0
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[f"{t[0]}-{t[2]}" for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    rng = np.random.default_rng(3)
-    args = [rng.uniform(0.3, 0.9, (3,) + s) for s in shapes]
-    got = fxad.vmap(fn)(*args)
-    want = np.stack([np.asarray(fn(*[a[i] for a in args])) for i in range(3)])
-    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)
 
 
 def test_softplus_and_logaddexp_second_derivative_at_ties():

@@ -1,13 +1,13 @@
 """Rule table: fxad/rules/special/bessel.py (I_v, its scaled form, J_v), checked to second order in
 both modes, through x = 0 (the order recurrences have no removable singularity)."""
 import numpy as np
-import pytest
 import scipy.special as sc
 
 import fxad
+import fxad.numpy as fnp
 from fxad.rules.special import bessel
 
-from ..common import SHAPES_UNARY, floats, run_row
+from ..common import floats, grid, Row, row_tests, unary_rows
 
 UNARY = [
     ("i0", lambda x: bessel.bessel_i(x, 0), floats(-3, 3)),
@@ -18,13 +18,12 @@ UNARY = [
     ("j0", lambda x: bessel.bessel_j(x, 0), floats(-5, 5)),
     ("jv3", lambda x: bessel.bessel_j(x, 3), floats(-5, 5)),
 ]
-TABLE = [(n, f, [s]) for n, f, _ in UNARY for s in SHAPES_UNARY]
-
-
-@pytest.mark.parametrize("shape", SHAPES_UNARY, ids=str)
-@pytest.mark.parametrize("name,fn,elements", UNARY, ids=[u[0] for u in UNARY])
-def test_unary(name, fn, elements, shape):
-    run_row(fn, [shape], elements)
+TABLE = unary_rows(UNARY)
+TABLE += [  # the functions of JAX's surface built on them
+    Row("i0", lambda x: fnp.i0(x) * x, [(3,)], grid(-2, 2, 0.01), unique=True),
+    Row("bessel_i-i0", lambda x: fnp.i0(fnp.sin(x)) + x, [(2, 2)], grid(-2, 2, 0.01), unique=True),
+]
+test_row = row_tests(TABLE)
 
 
 def test_values_and_derivatives_at_zero():

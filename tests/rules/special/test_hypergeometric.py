@@ -8,7 +8,7 @@ import fxad
 from fxad.errors import FxadValueError
 from fxad.rules.special import hypergeometric as sh
 
-from ..common import SHAPES_BINARY, SHAPES_UNARY, floats, run_row
+from ..common import binary_rows, floats, row_tests, unary_rows
 
 UNARY = [
     ("riemann_zeta", lambda s: sh.riemann_zeta(s + 1.5), floats(0.0, 3)),
@@ -25,20 +25,8 @@ BINARY = [
     ("sph_harm_y", lambda t, p: sh.sph_harm_y(np.array(3), np.array(-2), t + 0.1, p),
      floats(0.0, 3)),
 ]
-TABLE = [(n, f, [s]) for n, f, _ in UNARY for s in SHAPES_UNARY] + \
-        [(n, f, list(s)) for n, f, _ in BINARY for s in SHAPES_BINARY]
-
-
-@pytest.mark.parametrize("shape", SHAPES_UNARY, ids=str)
-@pytest.mark.parametrize("name,fn,elements", UNARY, ids=[u[0] for u in UNARY])
-def test_unary(name, fn, elements, shape):
-    run_row(fn, [shape], elements)
-
-
-@pytest.mark.parametrize("shapes", SHAPES_BINARY, ids=str)
-@pytest.mark.parametrize("name,fn,elements", BINARY, ids=[b[0] for b in BINARY])
-def test_binary(name, fn, elements, shapes):
-    run_row(fn, list(shapes), elements)
+TABLE = unary_rows(UNARY) + binary_rows(BINARY)
+test_row = row_tests(TABLE)
 
 
 def test_boxcox_at_lambda_zero_is_smooth():

@@ -1,15 +1,12 @@
 """Rule table: fxad/rules/special/incomplete.py (beta, incomplete gamma and beta functions,
 their inverses, Student's t and generalized-normal CDFs, and the shape-parameter derivative
-primitives). Each row maps values in a box to the function's domain; `run_row` checks the
+primitives). Each row maps values in a box to the function's domain; its grad check is the
 derivatives to second order in both modes, so a row on a derivative primitive (gammainc_da,
 betainc_d, ...) checks the third and fourth derivatives of the function it differentiates."""
-import numpy as np
-import pytest
 
-import fxad
 from fxad.rules.special import incomplete as si
 
-from ..common import SHAPES_BINARY, floats, run_row
+from ..common import SHAPES_BINARY, floats, Row, row_tests
 
 
 def pos(x, lo=0.3):  # (0, 1) box values to a positive shape parameter in [lo, lo + 3]
@@ -59,28 +56,7 @@ def _shapes(name, shapes):
     return shapes[1::3] if name in SLOW else shapes
 
 
-TABLE = [(n, f, list(s)) for n, f in ROWS2 for s in _shapes(n, SHAPES_BINARY)] + \
-        [(n, f, list(s)) for n, f in ROWS3 for s in _shapes(n, SHAPES3)]
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[f"{t[0]}-{t[2]}" for t in TABLE])
-def test_row(name, fn, shapes):
-    run_row(fn, shapes, floats(0.0, 1.0))
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[f"{t[0]}-{t[2]}" for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    rng = np.random.default_rng(5)
-    args = [rng.uniform(0.05, 0.95, (3,) + s) for s in shapes]
-    got = fxad.vmap(fn)(*args)
-    want = np.stack([np.asarray(fn(*[a[i] for a in args])) for i in range(3)])
-    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE[::len(SHAPES_BINARY)],
-                         ids=[t[0] for t in TABLE[::len(SHAPES_BINARY)]])
-def test_jit_matches_eager(name, fn, shapes):
-    args = [np.full(s, 0.4) for s in shapes]
-    np.testing.assert_allclose(fxad.jit(fn)(*args), fn(*args), rtol=1e-14)
-    g = fxad.grad(lambda *a: fxad.numpy.sum(fn(*a)))
-    np.testing.assert_allclose(fxad.jit(g)(*args), g(*args), rtol=1e-13)
+TABLE = [Row(n, f, list(s), floats(0.0, 1.0)) for n, f in ROWS2
+         for s in _shapes(n, SHAPES_BINARY)] + \
+        [Row(n, f, list(s), floats(0.0, 1.0)) for n, f in ROWS3 for s in _shapes(n, SHAPES3)]
+test_row = row_tests(TABLE)

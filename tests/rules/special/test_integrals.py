@@ -3,14 +3,13 @@ sine/cosine integrals, wofz, owens_t, loggamma, gammasgn, poch, binom, rel_entr,
 ndtri_exp), each row on a domain where the function is smooth, plus the removable
 singularities the `near` series handle, checked at the point itself."""
 import numpy as np
-import pytest
 import scipy.special as sc
 
 import fxad
 from fxad.rules.special import integrals as sm
 from fxad.test_util import check_grads
 
-from ..common import SHAPES_BINARY, SHAPES_UNARY, floats, run_row
+from ..common import binary_rows, floats, row_tests, unary_rows
 
 UNARY = [
     ("dawsn", sm.dawsn, floats(-3, 3)),
@@ -37,29 +36,8 @@ BINARY = [
     ("rel_entr", sm.rel_entr, floats(0.2, 3)),
     ("kl_div", sm.kl_div, floats(0.2, 3)),
 ]
-TABLE = [(n, f, [s]) for n, f, _ in UNARY for s in SHAPES_UNARY] + \
-        [(n, f, list(s)) for n, f, _ in BINARY for s in SHAPES_BINARY]
-
-
-@pytest.mark.parametrize("shape", SHAPES_UNARY, ids=str)
-@pytest.mark.parametrize("name,fn,elements", UNARY, ids=[u[0] for u in UNARY])
-def test_unary(name, fn, elements, shape):
-    run_row(fn, [shape], elements)
-
-
-@pytest.mark.parametrize("shapes", SHAPES_BINARY, ids=str)
-@pytest.mark.parametrize("name,fn,elements", BINARY, ids=[b[0] for b in BINARY])
-def test_binary(name, fn, elements, shapes):
-    run_row(fn, list(shapes), elements)
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE[::3], ids=[t[0] for t in TABLE[::3]])
-def test_vmap_matches_loop(name, fn, shapes):
-    rng = np.random.default_rng(1)
-    args = [rng.uniform(0.4, 0.9, (3,) + s) for s in shapes]
-    got = fxad.vmap(fn)(*args)
-    want = np.stack([np.asarray(fn(*[a[i] for a in args])) for i in range(3)])
-    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+TABLE = unary_rows(UNARY) + binary_rows(BINARY)
+test_row = row_tests(TABLE)
 
 
 def test_removable_singularities_have_exact_derivatives_at_the_point():

@@ -1,26 +1,26 @@
 """Rule table: fxad/rules/special/piecewise_stats.py (discrete quantiles, ranks, the mode's position):
-values are SciPy's, derivatives zero (checked by run_row: finite differences of these
-piecewise-constant functions are zero away from their jumps), batching matches a loop."""
+values are SciPy's, derivatives zero (the grad check: finite differences of these
+piecewise-constant functions are zero away from their jumps)."""
 import numpy as np
 import scipy.stats as st
 
 import fxad
 from fxad.rules.special import piecewise_stats as stats_misc
 
-from ..common import grid, run_row
+from ..common import Row, grid, row_tests
 
+D = grid(0.0, 1.0, 0.125)
 TABLE = [
-    ("discrete_ppf", lambda q, mu: stats_misc.discrete_ppf("poisson", q * 0.3 + 0.31, mu + 3.0),
-     [(3,), (3,)]),
-    ("rankdata", lambda a: stats_misc.rankdata(a, "average", None) * a.ravel(), [(2, 3)]),
-    ("rankdata_axis", lambda a: stats_misc.rankdata(a, "min", 1) * a, [(2, 3)]),
-    ("mode_index", lambda a: a[stats_misc.mode_index(a, 0)], [(4,)]),
+    Row("discrete_ppf", lambda q, mu: stats_misc.discrete_ppf("poisson", q * 0.3 + 0.31,
+                                                              mu + 3.0), [(3,), (3,)], D,
+        unique=True),
+    Row("rankdata", lambda a: stats_misc.rankdata(a, "average", None) * a.ravel(), [(2, 3)], D,
+        unique=True),
+    Row("rankdata_axis", lambda a: stats_misc.rankdata(a, "min", 1) * a, [(2, 3)], D,
+        unique=True),
+    Row("mode_index", lambda a: a[stats_misc.mode_index(a, 0)], [(4,)], D, unique=True),
 ]
-
-
-def test_rows():
-    for _, fn, shapes in TABLE:
-        run_row(fn, shapes, grid(0.0, 1.0, 0.125), unique=True)
+test_row = row_tests(TABLE)
 
 
 def test_values_and_batching():
