@@ -95,3 +95,35 @@ def test_the_checker_runs_the_code_and_compares_what_it_prints(tmp_path):
     r = _check(tmp_path, 2, "[ 0.5    -0.      0.2442]\nvalue 0.30000000000000004")
     assert r.returncode == 1 and "MISMATCH" in r.stdout, r.stdout + r.stderr
     assert "the note prints 0.5, the code now prints 1." in r.stdout, r.stdout
+
+
+def test_every_note_refers_to_what_is_in_the_tree():
+    """Every file path, `fxad.` name and rule-table row in notes/ is checked against the tree
+    (the full run, with the code blocks, is test_design_notes_print_what_their_code_prints)."""
+    problems = {str(p.name): check_notes.check_references(str(p))
+                for p in sorted((ROOT / "notes").glob("*.md"))}
+    assert not any(problems.values()), {k: v for k, v in problems.items() if v}
+
+
+def test_the_reference_check_sees_stale_paths_names_and_table_rows(tmp_path):
+    note = tmp_path / "note.md"
+    note.write_text("""# a note
+
+See fxad/rules/elementwise/transcendental.py and `fxad/rules/elementwise.py`, tests for
+`tests/rules/<family>/test_<file>.py`, `fxad.lax.sin`, `fxad.lax.sine`, [a](missing.md).
+
+| file | primitives |
+|---|---|
+| `rules/elementwise/ufunc_math.py` | `exp2 hypot log10 log2` |
+| `rules/structural/nothing.py` | `x` |
+""")
+    problems = check_notes.check_references(str(note))
+    assert "no such file: fxad/rules/elementwise.py" in problems
+    assert "no such module or name: fxad.lax.sine" in problems
+    assert "no such note: missing.md" in problems
+    assert any("ufunc_math.py: lists" in p and "float_power" in p for p in problems)
+    assert any("nothing.py: no primitive" in p for p in problems)
+    assert any("rules/structural/shape.py" in p and "has no row" in p for p in problems)
+    assert not any(p.startswith(("no such file: fxad/rules/elementwise/transcendental",
+                                 "no such file: tests/rules/<family>")) or
+                   p == "no such module or name: fxad.lax.sin" for p in problems), problems
