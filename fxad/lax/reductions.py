@@ -9,7 +9,7 @@ from ._axes import _axis, _ndim
 
 
 def _arg(op, operand, axis, index_dtype, keepdims):
-    if isinstance(index_dtype, (bool, np.bool_)):  # fxad's older (x, axis, keepdims) form
+    if isinstance(index_dtype, (bool, np.bool_)):  # the (x, axis, keepdims) form of ops.argmax
         index_dtype, keepdims = None, bool(index_dtype)
     out = op(operand, axis, keepdims)
     return out if index_dtype is None else ops.convert_element_type(out, index_dtype)
@@ -17,7 +17,7 @@ def _arg(op, operand, axis, index_dtype, keepdims):
 
 def argmax(operand, axis, index_dtype=None, keepdims=False):
     """JAX's signature: the third argument is the index dtype (default intp); a bool there
-    is taken as keepdims, fxad's older signature."""
+    is taken as keepdims (the primitive's own (x, axis, keepdims) form)."""
     return _arg(ops.argmax, operand, axis, index_dtype, keepdims)
 
 

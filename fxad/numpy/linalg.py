@@ -173,7 +173,7 @@ def svdvals(x, /):
 def _scaled(x, axes, keepdims, power, root):
     """root(Σ power(|x| / m)) * m with m = max |x| over `axes`, a constant. Norms are
     homogeneous, so m changes nothing mathematically, but squares of entries near 1e300 or
-    1e-200 no longer overflow or underflow: value and derivatives stay finite and right
+    1e-200 do not overflow or underflow: value and derivatives stay finite and right
     (NumPy's unscaled norm of [1e300, 1e300] is inf, whose derivative x/inf = 0 is wrong).
     m is at least tiny**0.75, so tangents divided by it stay finite for subnormal x (and
     subnormal entries over it still square without underflow); a non-finite m is 1, so

@@ -1,7 +1,7 @@
-"""NumPy's math ufuncs that fxad once composed from other primitives: exp2, log2, log10,
-float_power, hypot. Each impl is NumPy's own ufunc, so values, rounding, infinities and dtypes
-are NumPy's by construction (the composites were 1 ulp off, or overflowed: sqrt(x² + y²) was
-inf at 1e200); the JVPs are written not to overflow or underflow either."""
+"""NumPy's math ufuncs as primitives: exp2, log2, log10, float_power, hypot. Each impl is
+NumPy's own ufunc, so values, rounding, infinities and dtypes are NumPy's by construction (a
+composite of other primitives would be 1 ulp off, or overflow: sqrt(x² + y²) is inf at 1e200);
+the JVPs are written not to overflow or underflow either."""
 from __future__ import annotations
 
 import numpy as np
