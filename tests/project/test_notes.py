@@ -98,10 +98,11 @@ def test_the_checker_runs_the_code_and_compares_what_it_prints(tmp_path):
 
 
 def test_every_note_refers_to_what_is_in_the_tree():
-    """Every file path, `fxad.` name and rule-table row in notes/ is checked against the tree
+    """Every file path, `fxad.` name and rule-table row in notes/ and the README is checked
+    against the tree
     (the full run, with the code blocks, is test_design_notes_print_what_their_code_prints)."""
     problems = {str(p.name): check_notes.check_references(str(p))
-                for p in sorted((ROOT / "notes").glob("*.md"))}
+                for p in sorted((ROOT / "notes").glob("*.md")) + [ROOT / "README.md"]}
     assert not any(problems.values()), {k: v for k, v in problems.items() if v}
 
 
