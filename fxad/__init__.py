@@ -17,9 +17,10 @@ from .core import ShapedArray, Tracer  # noqa: F401
 from .jit import disable_jit, jit  # noqa: F401
 from . import flatten_util, tree  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
-from .api.remat import checkpoint, checkpoint_name  # noqa: F401
+from .api.remat import (  # noqa: F401
+    checkpoint, checkpoint_name, print_saved_residuals, saved_residuals)
 from .api import checkpoint_policies  # noqa: F401  (fxad.checkpoint_policies, as JAX)
-from . import debug, errors, nn, random, scipy  # noqa: F401
+from . import debug, errors, nn, random, scipy, typing  # noqa: F401
 from .debug import config, debug_nans  # noqa: F401
 
 remat = checkpoint

@@ -299,11 +299,29 @@ class Primitive:
                     raise escaped_tracer(a, self.name)
                 if top is None or t.level > top.level:
                     top = t
-        if top is not None:
-            return top.process_primitive(self, args, params)
-        if _nan_hook is not None:  # eager: fxad.debug_nans is on somewhere
-            return _nan_hook(self, args, params)
-        return self.impl(*args, **params)
+        try:
+            if top is not None:
+                return top.process_primitive(self, args, params)
+            if _nan_hook is not None:  # eager: fxad.debug_nans is on somewhere
+                return _nan_hook(self, args, params)
+            return self.impl(*args, **params)
+        except TracerArrayConversionError:
+            # A list of traced values is an array_like too: stacked, then bound again (a
+            # try costs nothing on the way that succeeds).
+            lifted = _sequence_hook(args) if _sequence_hook is not None else None
+            if lifted is None:
+                raise
+            return self.bind(*lifted, **params)
+
+
+# Set by fxad.numpy: (args) -> args with every list/tuple that holds traced values made an
+# array (as NumPy's array_like conversion would), or None when no argument is such a list.
+_sequence_hook = None
+
+
+def set_sequence_hook(hook):
+    global _sequence_hook
+    _sequence_hook = hook
 
 
 # --- NaN checking state (fxad.debug has the user API and the check itself) -------------------
@@ -499,11 +517,21 @@ class Tracer:
         return self._scalar(complex, "complex")
 
     def __array__(self, dtype=None, copy=None):
+        if dtype is not None and np.dtype(dtype).kind in "iub" and is_float(self.dtype) \
+                and self._trace.differentiates:
+            t = np.dtype(dtype).name
+            raise TracerArrayConversionError(
+                f"NumPy tried to make {t} values of a traced value ({self.aval.str_short()}, "
+                f"under '{self._trace.name}'), which would drop its derivative. Write "
+                f"np.{t}(fxad.stop_gradient(x)) if that is what you mean (integers carry no "
+                f"derivative), or x.astype('{t}') to keep the conversion traced.")
         raise TracerArrayConversionError(
             f"NumPy tried to convert a traced value ({self.aval.str_short()}, under "
             f"'{self._trace.name}') into a plain array, which would lose the trace. Use "
             "fxad.numpy (or NumPy functions fxad dispatches) on traced values: for "
-            "np.asarray(x), fxad.numpy.asarray(x); for `a.dot(x)` on a NumPy array, `a @ x`; "
+            "np.asarray(x), fxad.numpy.asarray(x); for traced values in a list given to NumPy "
+            "(np.array([a, b]), np.sum([a, b]), np.exp([a, b])), np.stack([a, b]) first, which "
+            "NumPy hands to fxad; for `a.dot(x)` on a NumPy array, `a @ x`; "
             "for `a[i]` with a traced i, fxad.numpy.take(a, i, axis) or "
             "fxad.numpy.asarray(a)[i]. If you really want the number, compute it outside the "
             "transformation.")

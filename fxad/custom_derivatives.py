@@ -30,7 +30,7 @@ from .ir.staging import stage
 from .rules.control.custom import custom_jvp_call_p, custom_vjp_call_p
 from .rules.control.custom_linear import linear_call as _linear_call
 from .rules.helpers import unbroadcast
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import cache_key, tree_flatten, tree_unflatten
 
 
 def _signature(fun):
@@ -130,11 +130,34 @@ def _fun_signature(obj, flat_fun, store, leaves, in_tree, nd_vals):
         sig = (store["out"], [ShapedArray(a.shape, a.dtype) for a in out_avals])
     except Exception:  # noqa: BLE001  (best effort: the rule itself still runs)
         sig = None
-    if key is not None:
+    frozen = cache_key(in_tree) if key is not None else None
+    if frozen is not None:  # a copy of mutable node data, not the user's object
+        key = (frozen,) + key[1:]
         if len(obj._signatures) >= 64:
             obj._signatures.pop(next(iter(obj._signatures)))
         obj._signatures[key] = sig
     return sig
+
+
+def _remember_signature(obj, leaves, in_tree, nd_vals, out_tree, outs):
+    """After an evaluation of `fun` itself (no tracer among the inputs), its output signature
+    at these inputs is known: cached, so that a rule calling the function (JAX's pattern
+    `f_fwd = lambda x: (f(x), res)`) is checked without running `fun` once more."""
+    if any(isinstance(x, Tracer) for x in leaves):
+        return
+    frozen = cache_key(in_tree)  # a copy of mutable node data, not the user's object
+    if frozen is None:
+        return
+    try:
+        key = (frozen, avals_key([get_aval(x) for x in leaves]), tuple(nd_vals))
+        if key in obj._signatures:
+            return
+    except TypeError:
+        return
+    if len(obj._signatures) >= 64:
+        obj._signatures.pop(next(iter(obj._signatures)))
+    obj._signatures[key] = (out_tree, [ShapedArray(get_aval(o).shape, get_aval(o).dtype)
+                                       for o in outs])
 
 
 def _check_primal_out(obj, fname, rule, out_leaves, out_tree, sig_args):
@@ -180,7 +203,6 @@ class custom_jvp:
                     out = c if out is None else out + c
             return ans, (out if out is not None else np.zeros_like(ans))
         self.jvp = jvp
-        return rules
 
     def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "custom_jvp")
@@ -213,6 +235,7 @@ class custom_jvp:
                         [get_aval(o) for o in out_leaves], out_tree)
             return out_leaves, t_leaves
         outs = custom_jvp_call_p.bind(*leaves, fun=flat_fun, jvp=flat_jvp, name=name)
+        _remember_signature(self, leaves, in_tree, nd_vals, store["out"], outs)
         return tree_unflatten(store["out"], outs)
 
 
@@ -234,9 +257,8 @@ class custom_vjp:
         self._remat = None  # checkpoint's function: its bwd differentiates only what is needed
         functools.update_wrapper(self, fun)
 
-    def defvjp(self, fwd: Callable, bwd: Callable) -> tuple[Callable, Callable]:
-        self.fwd, self.bwd = fwd, bwd
-        return fwd, bwd
+    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
+        self.fwd, self.bwd = fwd, bwd  # (returns None, as JAX's: a notebook shows nothing)
 
     def __call__(self, *args, **kwargs):
         name = getattr(self.fun, "__name__", "custom_vjp")
@@ -308,6 +330,7 @@ class custom_vjp:
         flat_fwd.owner = self  # forward mode recognizes fwd calling this function again
         outs = custom_vjp_call_p.bind(*leaves, fun=flat_fun, fwd=flat_fwd, bwd=flat_bwd,
                                       name=name)
+        _remember_signature(self, leaves, in_tree, nd_vals, store["out"], outs)
         return tree_unflatten(store["out"], outs)
 
 

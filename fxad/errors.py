@@ -41,3 +41,10 @@ class JaxprTypeError(FxadError, TypeError):
 class CompilationWarning(UserWarning):
     """jit's compiled (numba) backend is unavailable or declined a program, which then runs
     on the NumPy backend: same results, NumPy's speed."""
+
+
+class InexactSolutionWarning(UserWarning):
+    """A derivative by the implicit function theorem (fxad.scipy.optimize) was taken at a
+    solution whose optimality residual is large: it is the derivative at a point that is
+    only close to the root, accurate to about the residual shown. Tighten the solver's
+    tolerance."""

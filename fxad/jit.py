@@ -25,7 +25,7 @@ from .ir.codegen import compiled_for
 from .ir.jaxpr import ClosedJaxpr, Jaxpr
 from .ir.staging import stage
 from .rules.control.call import jit_p
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import cache_key, tree_flatten, tree_unflatten
 
 # --- backends ------------------------------------------------------------------------------------
 
@@ -219,6 +219,34 @@ def _resolve_static(fun, nums, names):
             not var_pos)
 
 
+def _array_argument(x, i):
+    """A leaf of jit's arguments as the array it stands for; a string is refused here, as JAX
+    refuses it, rather than traced as an array of characters."""
+    a = np.asarray(x)
+    if a.dtype.kind in "US":
+        raise FxadTypeError(f"jit: argument leaf {i} is a {type(x).__name__} ({x!r:.40}), not "
+                            "an array or a number; pass it as a static argument "
+                            "(static_argnums / static_argnames), or keep it in a pytree "
+                            "node's auxiliary data")
+    return a
+
+
+_CACHES = "__fxad_jit_caches__"
+
+
+def _caches_of(fun, options, size):
+    """The caches of `jit(fun, **options)`. They live on the function object, as JAX keys its
+    compilation cache on the function: `jit(f)(x)` written inline (a new wrapper each time)
+    traces once, and the caches die with `f` (nothing global keeps user functions alive).
+    A bound method (its attributes are its function's, shared by every instance, while the
+    instance is baked into the program) or a callable without attributes gets its own."""
+    d = None if inspect.ismethod(fun) else getattr(fun, "__dict__", None)
+    if not isinstance(d, dict):
+        return BoundedCache(size), BoundedCache(size)
+    table = d.setdefault(_CACHES, {})
+    return table.setdefault(options, (BoundedCache(size), BoundedCache(size)))
+
+
 class _Jitted:
     CACHE_SIZE = 64  # signatures kept per function (least recently used dropped)
 
@@ -235,9 +263,12 @@ class _Jitted:
         # inputs, so it is checked for well-formedness and otherwise has no effect.
         _as_tuple(donate_argnums, int, "donate_argnums")
         _as_tuple(donate_argnames, str, "donate_argnames")
-        self.cache = BoundedCache(self.CACHE_SIZE)
-        self.fast = BoundedCache(self.CACHE_SIZE)  # _fast_key -> (compiled, output tree)
+        # self.cache: signature -> (program, output tree); self.fast: _fast_key -> (compiled,
+        # output tree). Shared by every jit of the same function with the same options.
+        self.cache, self.fast = _caches_of(fun, (self.static_argnums, self.static_argnames,
+                                                 self._strict, self.backend), self.CACHE_SIZE)
         functools.update_wrapper(self, fun)
+        self.__dict__.pop(_CACHES, None)  # (update_wrapper copied fun's attributes)
 
     def __get__(self, obj, objtype=None):
         """A jitted function in a class body binds to the instance like a plain function."""
@@ -264,7 +295,7 @@ class _Jitted:
         # Python scalars stay Python scalars: their avals are weak, so they promote as they do
         # eagerly (float32 array * 2.0 is float32), and the weak flag is part of the key.
         flat = [x if hasattr(x, "aval") or isinstance(x, np.ndarray) or type(x) in _PY_SCALARS
-                or _shape_struct(x) else np.asarray(x) for x in flat]
+                or _shape_struct(x) else _array_argument(x, i) for i, x in enumerate(flat)]
         avals = [ShapedArray(x.shape, x.dtype) if _shape_struct(x) else get_aval(x)
                  for x in flat]
         skey = tuple(_static_key(args[i], i) for i in static) + \
@@ -288,7 +319,9 @@ class _Jitted:
             entry = (closed.snapshot(), store["out"])
             if lifted:  # closes over an outer transformation's values: valid for this call only
                 return entry, lifted + flat
-            self.cache[key] = entry
+            frozen = cache_key(in_tree)
+            if frozen is not None:  # None: node data that can be neither hashed nor copied
+                self.cache[(frozen,) + key[1:]] = entry
         return entry, flat
 
     def _signature(self, args, kwargs):
@@ -297,7 +330,7 @@ class _Jitted:
         dyn = ([a for i, a in enumerate(args) if i not in static],
                {k: v for k, v in kwargs.items() if k not in self.static_argnames})
         flat, tree = tree_flatten(dyn)
-        return tree, tuple((tuple(np.shape(x)), _dtype(x)) for x in flat)
+        return cache_key(tree) or tree, tuple((tuple(np.shape(x)), _dtype(x)) for x in flat)
 
     def __call__(self, *args, **kwargs):
         if _state.disabled:

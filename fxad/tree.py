@@ -2,12 +2,12 @@
 `fxad.tree_util.tree_map`, ...)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+import dataclasses
 
 from .tree_util import (  # noqa: F401
-    broadcast_prefix, tree_all, tree_flatten, tree_flatten_with_path, tree_leaves,
-    tree_leaves_with_path, tree_map, tree_map_with_path, tree_reduce, tree_structure,
-    tree_transpose, tree_unflatten)
+    tree_all, tree_broadcast, tree_flatten, tree_flatten_with_path, tree_leaves,
+    tree_leaves_with_path, tree_map, tree_map_with_path, tree_reduce, tree_reduce_associative,
+    tree_structure, tree_transpose, tree_unflatten)
 
 map = tree_map  # noqa: A001  (JAX's names)
 leaves = tree_leaves
@@ -20,31 +20,18 @@ transpose = tree_transpose
 map_with_path = tree_map_with_path
 flatten_with_path = tree_flatten_with_path
 leaves_with_path = tree_leaves_with_path
+broadcast = tree_broadcast
+reduce_associative = tree_reduce_associative
 
 
-def broadcast(prefix_tree: Any, full_tree: Any,
-              is_leaf: Callable[[Any], bool] | None = None) -> Any:
-    """`prefix_tree` with each of its leaves repeated over the subtree of `full_tree` it
-    covers: a tree with full_tree's structure."""
-    return tree_structure(full_tree).unflatten(broadcast_prefix(prefix_tree, full_tree,
-                                                                is_leaf))
-
-
-def reduce_associative(operation: Callable, tree: Any, *, identity: Any = None,
-                       is_leaf: Callable[[Any], bool] | None = None) -> Any:
-    """Combine the leaves with an associative `operation`, pairwise (a balanced tree of
-    calls); `identity` is the result for a tree without leaves."""
-    xs = tree_leaves(tree, is_leaf)
-    if not xs:
-        if identity is None:
-            raise ValueError("reduce_associative of a tree without leaves needs identity=")
-        return identity
-    while len(xs) > 1:
-        xs = [operation(xs[i], xs[i + 1]) if i + 1 < len(xs) else xs[i]
-              for i in range(0, len(xs), 2)]
-    return xs[0]
+def static(**kwargs):
+    """A dataclass field that `fxad.tree_util.register_dataclass` makes static metadata
+    (part of the tree's structure, not a leaf): `dataclasses.field(**kwargs)` with
+    `metadata["static"] = True`."""
+    metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
+    return dataclasses.field(metadata=metadata, **kwargs)
 
 
 __all__ = ["map", "leaves", "structure", "flatten", "unflatten", "reduce", "all", "transpose",
            "map_with_path", "flatten_with_path", "leaves_with_path", "broadcast",
-           "reduce_associative"]
+           "reduce_associative", "static"]

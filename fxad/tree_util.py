@@ -5,10 +5,11 @@ its shape, so transformations can work on flat lists and cache on structure.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 from collections import OrderedDict
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Hashable, Iterable, TypeVar
 
 import numpy as np
 
@@ -16,10 +17,11 @@ from .core import _NP_SCALAR_TYPES
 
 __all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten",
            "tree_leaves", "tree_structure", "tree_map", "treedef_children", "tree_all",
-           "tree_flatten_up_to", "broadcast_prefix", "tree_reduce", "tree_transpose",
-           "treedef_is_leaf", "treedef_tuple", "all_leaves", "flatten_one_level",
-           "SequenceKey", "DictKey", "GetAttrKey", "FlattenedIndexKey", "keystr",
-           "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path",
+           "tree_flatten_up_to", "broadcast_prefix", "tree_broadcast", "tree_reduce",
+           "tree_reduce_associative", "tree_transpose", "treedef_is_leaf", "treedef_tuple",
+           "all_leaves", "flatten_one_level", "flatten_one_level_with_keys", "is_tree_node",
+           "SequenceKey", "DictKey", "GetAttrKey", "FlattenedIndexKey", "KeyEntry", "KeyPath",
+           "keystr", "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path",
            "register_pytree_with_keys", "register_pytree_node_class",
            "register_pytree_with_keys_class", "register_dataclass", "register_static",
            "Partial"]
@@ -27,17 +29,23 @@ __all__ = ["PyTreeDef", "register_pytree_node", "tree_flatten", "tree_unflatten"
 # type -> (flatten_fn, unflatten_fn). Keyed by exact type: a dict hit is the
 # cheapest possible test on the hot path.
 _registry: dict[type, tuple[Callable, Callable]] = {}
+_key_registry: dict[type, Callable] = {}  # type -> flatten_with_keys(x) -> (((key, child),...), aux)
 
 # Node kinds. Namedtuples/dataclasses are detected structurally rather than
 # registered, so arbitrary user types work without any setup.
 _LEAF, _REG, _NT, _DC = 0, 1, 2, 3
 
 
-def register_pytree_node(nodetype: type, flatten_fn: Callable, unflatten_fn: Callable) -> None:
-    """flatten_fn(x) -> (children, aux_data); unflatten_fn(aux_data, children) -> x."""
+def register_pytree_node(nodetype: type, flatten_func: Callable, unflatten_func: Callable,
+                         flatten_with_keys_func: Callable | None = None) -> None:
+    """flatten_func(x) -> (children, aux_data); unflatten_func(aux_data, children) -> x;
+    optionally flatten_with_keys_func(x) -> (((key, child), ...), aux_data) for key paths.
+    aux_data is compared by equality, and hashed when it can be (a dict is fine)."""
     if nodetype in _registry:
         raise ValueError(f"Duplicate pytree node registration for {nodetype!r}")
-    _registry[nodetype] = (flatten_fn, unflatten_fn)
+    _registry[nodetype] = (flatten_func, unflatten_func)
+    if flatten_with_keys_func is not None:
+        _key_registry[nodetype] = flatten_with_keys_func
 
 
 def _dict_flatten(d):
@@ -82,7 +90,8 @@ def _decompose(x):
 class PyTreeDef:
     """Immutable, hashable description of a tree's structure (leaves elided)."""
 
-    __slots__ = ("_kind", "_type", "_aux", "_children", "_unflat", "num_leaves", "num_nodes", "_hash")
+    __slots__ = ("_kind", "_type", "_aux", "_children", "_unflat", "num_leaves", "num_nodes",
+                 "_hash", "_volatile")
 
     def __init__(self, kind, nodetype, aux, children, unflat):
         # _unflat is not part of identity (__eq__/__hash__): the node type determines it.
@@ -100,6 +109,7 @@ class PyTreeDef:
         set_(self, "num_leaves", n_leaves)
         set_(self, "num_nodes", n_nodes)
         set_(self, "_hash", None)
+        set_(self, "_volatile", False)  # some aux data in the tree is unhashable (set by hash)
 
     def __setattr__(self, name, value):
         raise AttributeError("PyTreeDef is immutable")
@@ -120,21 +130,22 @@ class PyTreeDef:
             a, b = stack.pop()
             if a is b:
                 continue
-            if (a._kind != b._kind or a._type is not b._type or a._aux != b._aux
+            if (a._kind != b._kind or a._type is not b._type or not _aux_equal(a._aux, b._aux)
                     or len(a._children) != len(b._children)):
                 return False
             stack.extend(zip(a._children, b._children))
         return True
 
     def __hash__(self):
-        # Computed lazily (unhashable custom aux data only fails if hashing is needed), and
-        # bottom-up without recursion.
+        # Computed lazily, and bottom-up without recursion.
         if self._hash is None:
+            set_ = object.__setattr__
             for node in reversed(_preorder(self)):
                 if node._hash is None:
-                    object.__setattr__(node, "_hash", hash((
-                        node._kind, node._type, node._aux,
-                        tuple([c._hash for c in node._children]))))
+                    h = _aux_hash(node._aux)
+                    set_(node, "_volatile", h is None or any(c._volatile for c in node._children))
+                    set_(node, "_hash", hash((node._kind, node._type, h,
+                                              tuple([c._hash for c in node._children]))))
         return self._hash
 
     def children(self) -> list[PyTreeDef]:
@@ -203,7 +214,7 @@ class PyTreeDef:
             if kind != td._kind or type(x) is not td._type:
                 raise _Mismatch(f"expected a {td._type.__name__} node, got "
                                 f"{type(x).__name__}")
-            if aux != td._aux:
+            if not _aux_equal(aux, td._aux):
                 raise _Mismatch(f"{td._type.__name__} node metadata differs: expected "
                                 f"{td._aux!r}, got {aux!r}")
             children = list(children)
@@ -222,9 +233,10 @@ class PyTreeDef:
         kind, t = self._kind, self._type
         if kind == _LEAF:
             return "*"
-        if kind in (_NT, _DC):
-            names = t._fields if kind == _NT else self._aux
-            return f"{t.__name__}({', '.join(f'{n}={c}' for n, c in zip(names, ch))})"
+        if kind == _NT:  # (JAX's text for these)
+            return f"CustomNode(namedtuple[{t.__name__}], [{', '.join(ch)}])"
+        if kind == _DC:
+            return f"{t.__name__}({', '.join(f'{n}={c}' for n, c in zip(self._aux, ch))})"
         if t is type(None):
             return "None"
         if t is tuple:
@@ -234,7 +246,50 @@ class PyTreeDef:
         if t is dict or t is OrderedDict:
             body = "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(self._aux, ch)) + "}"
             return body if t is dict else f"OrderedDict({body})"
-        return f"CustomNode({t.__name__}[{self._aux!r}], [{', '.join(ch)}])"
+        return f"CustomNode({t.__name__}[{self._aux}], [{', '.join(ch)}])"
+
+
+def _aux_hash(aux):
+    """hash(aux), or None for data that cannot be hashed (a dict, as JAX allows): such
+    treedefs are told apart by equality alone."""
+    try:
+        return hash(aux)
+    except TypeError:
+        return None
+
+
+def cache_key(treedef: PyTreeDef) -> PyTreeDef | None:
+    """`treedef` as a key for a cache: itself, or, when some node's auxiliary data is
+    unhashable (so may be mutable), a copy holding deep copies of that data, so a later
+    change to the user's object is a cache miss rather than a stale hit (and the cache does
+    not keep the object alive). None when such data cannot be copied: do not cache."""
+    hash(treedef)
+    if not treedef._volatile:
+        return treedef
+    built = {}
+    try:
+        for node in reversed(_preorder(treedef)):
+            if not node._volatile:
+                built[id(node)] = node
+                continue
+            aux = node._aux if _aux_hash(node._aux) is not None else copy.deepcopy(node._aux)
+            built[id(node)] = PyTreeDef(node._kind, node._type, aux,
+                                        tuple(built[id(c)] for c in node._children),
+                                        node._unflat)
+    except Exception:  # noqa: BLE001  (uncopyable data: the caller does not cache)
+        return None
+    return built[id(treedef)]
+
+
+def _aux_equal(a, b):
+    """Auxiliary data compared by equality. Data whose == gives no single truth value (arrays
+    inside) is equal only to itself: at worst a cache miss, never a false match."""
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001  (ambiguous or failing comparisons: not equal)
+        return False
 
 
 def _preorder(td):
@@ -272,31 +327,46 @@ def _flatten(x, is_leaf, leaves):
     return _flatten_deep(x, (kind, children, aux, unflat), is_leaf, leaves)
 
 
-def _flatten_deep(x, d, is_leaf, leaves):
+def _flatten_deep(x, d, is_leaf, leaves, paths=None, takes_path=False):
     """_flatten without recursion, so trees deeper than Python's stack work: a stack of
-    nodes whose children are still being flattened, each with the treedefs done so far."""
-    root = [type(x), d[0], d[2], d[3], list(reversed(d[1])), []]  # type kind aux unflat todo done
-    stack = [root]
+    nodes whose children are still being flattened, each [type, kind, aux, unflat, children
+    to do (reversed), treedefs done]. With a list `paths`, each leaf's key path is appended
+    to it (the children to do are then (path, child) pairs)."""
+    path = ()
+    stack = [_frame(x, d, paths, path)]
     while True:
         top = stack[-1]
         if top[4]:
             c = top[4].pop()
-            if (is_leaf is not None and is_leaf(c)) or type(c) in _LEAF_TYPES:
-                leaves.append(c)
-                top[5].append(_LEAF_DEF)
-                continue
-            dc = _decompose(c)
+            if paths is not None:
+                path, c = c
+            if is_leaf is not None and (is_leaf(path, c) if takes_path else is_leaf(c)):
+                dc = None
+            else:
+                dc = None if type(c) in _LEAF_TYPES else _decompose(c)
             if dc is None:
                 leaves.append(c)
+                if paths is not None:
+                    paths.append(path)
                 top[5].append(_LEAF_DEF)
-                continue
-            stack.append([type(c), dc[0], dc[2], dc[3], list(reversed(list(dc[1]))), []])
+            else:
+                stack.append(_frame(c, dc, paths, path))
             continue
         stack.pop()
         td = PyTreeDef(top[1], top[0], top[2], tuple(top[5]), top[3])
         if not stack:
             return td
         stack[-1][5].append(td)
+
+
+def _frame(x, d, paths, path):
+    children = list(d[1])
+    if paths is None:
+        todo = children[::-1]
+    else:
+        keys = _child_keys(x, d[0], d[2], len(children))
+        todo = [(path + (k,), c) for k, c in zip(keys, children)][::-1]
+    return [type(x), d[0], d[2], d[3], todo, []]
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
@@ -332,7 +402,7 @@ def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] 
     return treedef.unflatten(map(f, leaves, *others))
 
 
-def tree_all(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
     return all(tree_leaves(tree, is_leaf))
 
 
@@ -353,11 +423,45 @@ def broadcast_prefix(prefix_tree: Any, full_tree: Any,
     return result
 
 
-def tree_reduce(function: Callable, tree: Any, *initializer: Any,
+class _Unspecified:
+    """The default of `initializer` and `identity`: none given (None is a valid value)."""
+
+    def __repr__(self):
+        return "<unspecified>"
+
+
+_UNSPECIFIED = _Unspecified()
+
+
+def tree_reduce(function: Callable, tree: Any, initializer: Any = _UNSPECIFIED,
                 is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """functools.reduce(function, leaves[, initializer])."""
-    import functools
-    return functools.reduce(function, tree_leaves(tree, is_leaf), *initializer)
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _UNSPECIFIED:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_reduce_associative(operation: Callable, tree: Any, *, identity: Any = _UNSPECIFIED,
+                            is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """Combine the leaves with an associative `operation`, pairwise (a balanced tree of
+    calls); `identity` is the result for a tree without leaves."""
+    xs = tree_leaves(tree, is_leaf)
+    if not xs:
+        if identity is _UNSPECIFIED:
+            raise ValueError("tree_reduce_associative of a tree without leaves needs identity=")
+        return identity
+    while len(xs) > 1:
+        xs = [operation(xs[i], xs[i + 1]) if i + 1 < len(xs) else xs[i]
+              for i in range(0, len(xs), 2)]
+    return xs[0]
+
+
+def tree_broadcast(prefix_tree: Any, full_tree: Any,
+                   is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """`prefix_tree` with each of its leaves repeated over the subtree of `full_tree` it
+    covers: a tree with full_tree's structure."""
+    return tree_structure(full_tree).unflatten(broadcast_prefix(prefix_tree, full_tree, is_leaf))
 
 
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:
@@ -382,6 +486,19 @@ def flatten_one_level(tree: Any) -> tuple[list, Any]:
     return list(d[1]), d[2]
 
 
+def flatten_one_level_with_keys(tree: Any) -> tuple[list, Any]:
+    """([(key, child), ...], node metadata) of the top node; a ValueError for a leaf."""
+    children, aux = flatten_one_level(tree)
+    return list(zip(_child_keys(tree, _decompose(tree)[0], aux, len(children)), children)), aux
+
+
+def is_tree_node(typ: type) -> bool:
+    """Is `typ` a node type: registered, a namedtuple, or a dataclass (fxad flattens
+    dataclasses without registration)?"""
+    return (typ in _registry or (issubclass(typ, tuple) and hasattr(typ, "_fields"))
+            or hasattr(typ, "__dataclass_fields__"))
+
+
 def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
                    pytree_to_transpose: Any) -> Any:
     """A tree with structure outer(inner(leaves)) as one with structure inner(outer(...))."""
@@ -399,77 +516,69 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
 # --- key paths: where each leaf sits -----------------------------------------------------------
 
 class _Key:
+    """One step of a key path, equal and hashed by its type and value."""
     __slots__ = ()
-    _field = ""
+    _field = _fmt = ""
+
+    def _value(self):
+        return getattr(self, self._field)
 
     def __eq__(self, other):
-        return type(other) is type(self) and getattr(self, self._field) == \
-            getattr(other, self._field)
+        return type(other) is type(self) and other._value() == self._value()
 
     def __hash__(self):
-        return hash((type(self), getattr(self, self._field)))
+        return hash((type(self), self._value()))
 
     def __repr__(self):
-        return f"{type(self).__name__}({self._field}={getattr(self, self._field)!r})"
+        return f"{type(self).__name__}({self._field}={self._value()!r})"
+
+    def __str__(self):
+        return self._fmt.format(self._value())
 
 
 class SequenceKey(_Key):
     """The position in a tuple or list: `[0]`."""
-    __slots__ = ("idx",)
-    _field = "idx"
+    __slots__, _field, _fmt = ("idx",), "idx", "[{!r}]"
 
     def __init__(self, idx):
         self.idx = idx
 
-    def __str__(self):
-        return f"[{self.idx!r}]"
-
 
 class DictKey(_Key):
     """The key in a dict: `['a']`."""
-    __slots__ = ("key",)
-    _field = "key"
+    __slots__, _field, _fmt = ("key",), "key", "[{!r}]"
 
     def __init__(self, key):
         self.key = key
-
-    def __str__(self):
-        return f"[{self.key!r}]"
 
 
 class GetAttrKey(_Key):
     """The field of a namedtuple or dataclass: `.name`."""
-    __slots__ = ("name",)
-    _field = "name"
+    __slots__, _field, _fmt = ("name",), "name", ".{}"
 
     def __init__(self, name):
         self.name = name
 
-    def __str__(self):
-        return f".{self.name}"
-
 
 class FlattenedIndexKey(_Key):
     """The position among a custom node's children (registered without keys)."""
-    __slots__ = ("key",)
-    _field = "key"
+    __slots__, _field, _fmt = ("key",), "key", "[<flat index {}>]"
 
     def __init__(self, key):
         self.key = key
 
-    def __str__(self):
-        return f"[<flat index {self.key}>]"
+
+KeyEntry = TypeVar("KeyEntry", bound=Hashable)  # one step of a key path (JAX's alias)
+KeyPath = tuple[KeyEntry, ...]
 
 
 def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
     """A key path as text: `['a'][0].x`; with `simple`, bare keys joined by `separator`."""
     if not simple:
         return separator.join(str(k) for k in keys)
-    return separator.join(str(getattr(k, k._field)) if isinstance(k, _Key) else str(k)
-                          for k in keys)
+    return separator.join(str(k._value()) if isinstance(k, _Key) else str(k) for k in keys)
 
 
-_key_registry: dict[type, Callable] = {}  # type -> flatten_with_keys(x) -> (((key, child),...), aux)
 
 
 def _child_keys(x, kind, aux, n):
@@ -488,32 +597,32 @@ def _child_keys(x, kind, aux, n):
     return [FlattenedIndexKey(i) for i in range(n)]
 
 
-def tree_flatten_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
+                           is_leaf_takes_path: bool = False
                            ) -> tuple[list[tuple[tuple, Any]], PyTreeDef]:
-    """([(key path, leaf), ...], treedef): each leaf with the keys that lead to it."""
-    leaves, treedef = tree_flatten(tree, is_leaf)
-    paths, stack = [], [(treedef, tree, ())]  # iterative: trees may be deep
-    while stack:
-        td, x, path = stack.pop()
-        if td._kind == _LEAF:
-            paths.append(path)
-            continue
-        _, children, aux, _ = _decompose(x)
-        children = list(children)
-        keys = _child_keys(x, td._kind, aux, len(children))
-        stack.extend(reversed([(c_td, c, path + (k,)) for c_td, c, k in
-                               zip(td._children, children, keys)]))
+    """([(key path, leaf), ...], treedef): each leaf with the keys that lead to it. With
+    `is_leaf_takes_path`, the test is called as is_leaf(path, x)."""
+    if is_leaf is not None and (is_leaf((), tree) if is_leaf_takes_path else is_leaf(tree)):
+        d = None
+    else:
+        d = None if type(tree) in _LEAF_TYPES else _decompose(tree)
+    if d is None:
+        return [((), tree)], _LEAF_DEF
+    leaves, paths = [], []
+    treedef = _flatten_deep(tree, d, is_leaf, leaves, paths, is_leaf_takes_path)
     return list(zip(paths, leaves)), treedef
 
 
-def tree_leaves_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
-    return tree_flatten_with_path(tree, is_leaf)[0]
+def tree_leaves_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
+                          is_leaf_takes_path: bool = False) -> list:
+    return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
 
 
 def tree_map_with_path(f: Callable, tree: Any, *rest: Any,
-                       is_leaf: Callable[[Any], bool] | None = None) -> Any:
+                       is_leaf: Callable[..., bool] | None = None,
+                       is_leaf_takes_path: bool = False) -> Any:
     """f(key path, leaf, *corresponding leaves of `rest`) for every leaf of `tree`."""
-    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
     others = [treedef.flatten_up_to(r) for r in rest]
     return treedef.unflatten(f(p, x, *o) for (p, x), *o in zip(pairs, *others))
 
@@ -529,8 +638,7 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
         def flatten_func(x):
             pairs, aux = flatten_with_keys(x)
             return [c for _, c in pairs], aux
-    register_pytree_node(nodetype, flatten_func, unflatten_func)
-    _key_registry[nodetype] = flatten_with_keys
+    register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
 
 
 def register_pytree_node_class(cls: type) -> type:
@@ -547,14 +655,12 @@ def register_pytree_with_keys_class(cls: type) -> type:
     return cls
 
 
-def register_dataclass(nodetype: type | None = None, data_fields=None, meta_fields=None,
+def register_dataclass(nodetype: type, data_fields=None, meta_fields=None,
                        drop_fields=()) -> Any:
     """A dataclass whose `data_fields` are children and `meta_fields` static metadata (part
-    of the treedef, so they must be hashable). Without field lists, a field is metadata when
-    declared with `dataclasses.field(metadata=dict(static=True))`. Usable as a decorator,
-    also through functools.partial."""
-    if nodetype is None:
-        return lambda cls: register_dataclass(cls, data_fields, meta_fields, drop_fields)
+    of the treedef, compared by equality). Without field lists, a field is metadata when
+    declared with `dataclasses.field(metadata=dict(static=True))` (`fxad.tree.static()`).
+    Usable as a decorator, also through functools.partial."""
     if data_fields is None or meta_fields is None:
         if not dataclasses.is_dataclass(nodetype):
             raise TypeError(f"register_dataclass: {nodetype.__name__} is not a dataclass; pass "

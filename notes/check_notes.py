@@ -39,6 +39,7 @@ import traceback
 import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)  # the fxad of this tree, whatever is installed
 FENCE = re.compile(r"^```(\w*)\s*$")
 
 

@@ -31,7 +31,7 @@ from ..ir.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, eval_jaxpr
 from ..ir.simplify import inline_calls, live_eqns
 from ..ir.staging import stage
 from ..rules.control.custom import custom_jvp_call_p
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import cache_key, tree_flatten, tree_unflatten
 from .common import _leaf
 
 
@@ -86,8 +86,9 @@ def _with_policy(fun, policy, static):
                 return fun(*[v if i in pos else next(it)
                              for i, v in enumerate(_fill(fixed, pos, n))], **kw)
             f = _policy_vjp(call, leaves, policy, getattr(fun, "__name__", "checkpoint"))
-            if not f._closes_over_tracers:  # else valid for this call only
-                cache[key] = f
+            frozen = cache_key(tree)
+            if not f._closes_over_tracers and frozen is not None:  # else for this call only
+                cache[(fixed, key[1], frozen, key[3])] = f
         outs = f(*leaves)
         return tree_unflatten(f._out_tree, outs)
     return wrapped
@@ -231,3 +232,56 @@ def checkpoint_name(x: Any, name: str) -> Any:
     from ..rules.control.remat import checkpoint_name as bind
     leaves, tree = tree_flatten(x)
     return tree_unflatten(tree, [bind(_leaf(v), name) for v in leaves])
+
+
+def saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> list:
+    """What reverse mode keeps from the forward pass of `f` at these arguments, as the staged
+    path (under jit, or inside another transformation) keeps it: a list of (aval, origin),
+    the origin an argument (named by its parameter and path) or the primitive whose output
+    it is (or the name given by checkpoint_name). For seeing what a checkpoint policy
+    saves. (JAX's jax.ad_checkpoint.saved_residuals; fxad records no source lines.)"""
+    import inspect
+    from ..tree_util import keystr, tree_flatten_with_path
+    try:
+        params = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        params = []
+    pairs, in_tree = tree_flatten_with_path((args, kwargs))
+    leaves = [_leaf(x) for _, x in pairs]
+
+    def where(path):
+        top = path[0].idx if path[0].idx is not None else path[0].key
+        if isinstance(top, int) and path[1:] and hasattr(path[1], "idx"):
+            i = path[1].idx
+            head = params[i] if i < len(params) else f"args[{i}]"
+            return head + keystr(path[2:])
+        return keystr(path[1:])
+    names = [where(p) for p, _ in pairs]
+
+    def flat(*xs):
+        a, k = tree_unflatten(in_tree, xs)
+        return tree_flatten(f(*a, **k))[0]
+    avals = [get_aval(x) for x in leaves]
+    closed = stage(flat, avals, name="saved_residuals")
+    known, _, _, n_res = linearize_jaxpr(closed, [is_float(a.dtype) for a in avals])
+    jaxpr = known.jaxpr
+    producer = {v: e for e in jaxpr.eqns for v in e.outvars}
+    kept = [v for v in (jaxpr.outvars[len(jaxpr.outvars) - n_res:] if n_res else [])
+            if type(v) is not Literal]
+    # arguments first, in argument order; then computed values, in program order
+    out = [(v.aval, f"from the argument {names[i]}") for i, v in enumerate(jaxpr.invars)
+           if v in kept]
+    for v in kept:
+        if v in jaxpr.invars:
+            continue
+        e = producer.get(v)
+        origin = "a constant" if e is None else f"named {e.params['name']!r}" \
+            if e.primitive.name == "checkpoint_name" else f"output of {e.primitive.name}"
+        out.append((v.aval, origin))
+    return out
+
+
+def print_saved_residuals(f: Callable, *args: Any, **kwargs: Any) -> None:
+    """Print saved_residuals(f, *args, **kwargs), one residual a line."""
+    for aval, origin in saved_residuals(f, *args, **kwargs):
+        print(f"{aval.str_short()} {origin}")

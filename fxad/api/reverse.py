@@ -13,7 +13,7 @@ from ..interpreters.tape import TapeVJP, tape_active
 from ..interpreters.transpose import backward_pass, vjp_flat
 from ..ir.staging import stage
 from ..rules import ops
-from ..tree_util import tree_flatten, tree_unflatten
+from ..tree_util import register_pytree_node, tree_flatten, tree_unflatten
 from .common import (Argnums, _argnums_split, _check_callable, _check_cotangent, _check_inputs,
                      _flat_fun, _leaf, _partial, _result, _split_aux)
 
@@ -36,6 +36,10 @@ def _vjp_leaves(f, flat_p, tree_p, has_aux, name, snapshot=False, once=False):
         tape = TapeVJP(fun, flat_p, name)
         outs, out_avals = tape.primal_outs, tape.out_avals
         pullback = lambda cts: tape.pullback(cts, free=once)  # noqa: E731
+
+        def program():  # the staged program, made only if the function is flattened
+            lin = vjp_flat(fun, flat_p, name)[2]
+            return _VJPProgram(lin, store, tree_p), list(lin.jaxpr.snapshot().consts)
         if snapshot:
             tape.snapshot()
     else:
@@ -43,14 +47,58 @@ def _vjp_leaves(f, flat_p, tree_p, has_aux, name, snapshot=False, once=False):
         out_avals = lin.out_avals
         if snapshot:
             lin.jaxpr = lin.jaxpr.snapshot()
+        program = lambda: (_VJPProgram(lin, store, tree_p), list(lin.jaxpr.consts))  # noqa
     out, aux = _split_aux(outs, store, has_aux)
-    n_out = store["n_out"]
+    f_vjp = _vjp_function(pullback, out_avals, store["n_out"], store["out"], tree_p, program)
+    return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 
+
+class VJPFunction:
+    """The function vjp returns: call it with a cotangent of the output's structure. As JAX's
+    (a tree_util.Partial), it is also a pytree whose leaves are the residuals reverse mode
+    kept, so it can be returned from a jitted function, carried through a scan, or flattened
+    to see the residuals."""
+    __slots__ = ("_call", "_trusted", "_program", "_made")
+
+    def __init__(self, call, trusted, program):
+        self._call, self._trusted, self._program, self._made = call, trusted, program, None
+
+    def __call__(self, ct):
+        return self._call(ct)
+
+    def _flatten(self):
+        if self._made is None:
+            self._made = self._program()
+        prog, consts = self._made
+        return consts, prog
+
+
+class _VJPProgram:
+    """A vjp's staged linear program without its residuals: VJPFunction's static part."""
+
+    def __init__(self, lin, store, tree_p):
+        self.lin, self.n_out, self.out_tree, self.tree_p = lin, store["n_out"], store["out"], \
+            tree_p
+
+    def function(self, consts):
+        lin, consts = self.lin, list(consts)
+
+        def pullback(cts_out):
+            cts = [ct for ct, m in zip(cts_out, lin.out_mask) if m]
+            cts_in = iter(backward_pass(lin.jaxpr.jaxpr, consts, cts))
+            return [_result(next(cts_in)) if m else np.zeros(a.shape, a.dtype)
+                    for a, m in zip(lin.in_avals, lin.in_mask)]
+        made = (self, consts)
+        return _vjp_function(pullback, lin.out_avals, self.n_out, self.out_tree, self.tree_p,
+                             lambda: made)
+
+
+def _vjp_function(pullback, out_avals, n_out, out_tree, tree_p, program):
     def f_vjp(ct):
         flat_ct, tree_ct = tree_flatten(ct)
-        if tree_ct != store["out"]:
+        if tree_ct != out_tree:
             raise FxadTypeError(f"f_vjp expects a cotangent with the output's structure "
-                                f"{store['out']}, got {tree_ct}")
+                                f"{out_tree}, got {tree_ct}")
         for i, (o, c) in enumerate(zip(out_avals[:n_out], flat_ct)):
             _check_cotangent("f_vjp", i, o, get_aval(c))
         # a Python number standing in for a 0-d cotangent takes the output's dtype (the
@@ -62,8 +110,11 @@ def _vjp_leaves(f, flat_p, tree_p, has_aux, name, snapshot=False, once=False):
     def trusted(flat_ct):  # flat cotangents known to match the outputs (grad's own ones)
         cts = pullback(flat_ct + [Zero(a) for a in out_avals[n_out:]])
         return tree_unflatten(tree_p, [_result(c) for c in cts])
-    f_vjp._trusted = trusted
-    return (out, f_vjp, aux) if has_aux else (out, f_vjp)
+    return VJPFunction(f_vjp, trusted, program)
+
+
+register_pytree_node(VJPFunction, VJPFunction._flatten,
+                     lambda prog, consts: prog.function(consts))
 
 
 def _value_and_grad(f, argnums, has_aux, holomorphic, name, allow_int=False):

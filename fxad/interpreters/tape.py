@@ -133,6 +133,15 @@ def _type_key(v):
     return (a.shape, a.dtype, a.weak)
 
 
+def _odd_key(vals, i):
+    """The key of vals[i], neither an ndarray nor a scalar; a list or tuple operand (an
+    array_like) becomes the array it stands for, since derived code computes on arrays."""
+    v = vals[i]
+    if type(v) is list or type(v) is tuple:
+        vals[i] = v = np.asarray(v)
+    return _type_key(v)
+
+
 _WEAK = frozenset({bool, int, float, complex})
 _SCALARS = _WEAK | frozenset(np.dtype(c).type for c in "?bhilqpBHILQPefdgFDG")
 
@@ -200,9 +209,9 @@ class TapeTrace(Trace):
             t, u = type(a), type(b)
             key = [prim,
                    (a.shape, a.dtype, ta) if t is np.ndarray else (t, ta) if t in _SCALARS
-                   else (_type_key(a), ta),
+                   else (_odd_key(vals, 0), ta),
                    (b.shape, b.dtype, tb) if u is np.ndarray else (u, tb) if u in _SCALARS
-                   else (_type_key(b), tb)]
+                   else (_odd_key(vals, 1), tb)]
         elif n == 1:
             a = args[0]
             if type(a) is TapeTracer and a._trace is self:
@@ -212,7 +221,7 @@ class TapeTrace(Trace):
             vals = [a]
             t = type(a)
             key = [prim, (a.shape, a.dtype, ta) if t is np.ndarray else (t, ta)
-                   if t in _SCALARS else (_type_key(a), ta)]
+                   if t in _SCALARS else (_odd_key(vals, 0), ta)]
         else:
             vals, inputs, key = [], [], [prim]
             for a in args:
@@ -224,7 +233,7 @@ class TapeTrace(Trace):
                 vals.append(a)
                 t = type(a)
                 key.append((a.shape, a.dtype, tracked) if t is np.ndarray else (t, tracked)
-                           if t in _SCALARS else (_type_key(a), tracked))
+                           if t in _SCALARS else (_odd_key(vals, len(vals) - 1), tracked))
         d = None
         if prim.derivable:
             if params:

@@ -2,8 +2,9 @@
 of the one `conv_general_dilated` primitive (fxad/rules/contraction/conv.py), which takes normalized
 parameters. Here padding strings, layout strings and defaults become those parameters.
 
-`precision` is accepted for compatibility and ignored: fxad computes in the operands' own
-precision (float32 in single precision through BLAS, float64 in double).
+`precision` is checked and ignored, as on JAX's CPU backend: fxad computes in the operands'
+own precision (float32 in single precision through BLAS, float64 in double);
+`preferred_element_type` is honoured (fxad/lax/products.py says how).
 """
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import numpy as np
 from ..core import get_aval
 from ..errors import FxadTypeError, FxadValueError
 from ..rules import ops
-from ..rules.contraction.conv import conv_general_dilated as _conv_p
 from ..rules._support.window_kernels import dilated, window_out_size
+from ..rules.contraction.conv import conv_general_dilated as _conv_p
+from .products import canonicalize_precision
 
 __all__ = ["ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
            "conv_general_dilated_local", "conv_general_dilated_patches",
@@ -126,6 +128,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
                          batch_group_count=1, precision=None, preferred_element_type=None):
     """General dilated convolution, JAX's `lax.conv_general_dilated` (see its docs)."""
+    canonicalize_precision(precision, "conv_general_dilated")
     ls, rs = get_aval(lhs).shape, get_aval(rhs).shape
     dn = conv_dimension_numbers(ls, rs, dimension_numbers)
     d = len(ls) - 2
@@ -186,6 +189,7 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     being undone; otherwise explicit pairs pad the transposed convolution itself.
     `transpose_kernel` flips the kernel in space and swaps its in/out features, which makes
     this the gradient of the forward convolution with the same kernel."""
+    canonicalize_precision(precision, "conv_transpose")
     ls, rs = get_aval(lhs).shape, get_aval(rhs).shape
     nd = len(ls)
     if dimension_numbers is None:
@@ -232,13 +236,12 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs
     dn = conv_dimension_numbers(aval.shape, (1, 1) + filter_shape, dimension_numbers)
     c = aval.shape[dn.lhs_spec[1]]
     size = int(np.prod(filter_shape, dtype=np.int64))
-    dt = preferred_element_type or aval.dtype
-    eye = np.eye(size, dtype=dt).reshape((size, 1) + filter_shape)
+    eye = np.eye(size, dtype=aval.dtype).reshape((size, 1) + filter_shape)
     kernel = np.tile(eye, (c,) + (1,) * (d + 1))  # (C * size, 1, *filter), channel-major
     iota = tuple(range(d + 2))
     spec = ConvDimensionNumbers(dn.lhs_spec, iota, dn.out_spec)
     return conv_general_dilated(lhs, kernel, window_strides, padding, lhs_dilation,
-                                rhs_dilation, spec, feature_group_count=c,
+                                rhs_dilation, spec, feature_group_count=c, precision=precision,
                                 preferred_element_type=preferred_element_type)
 
 
@@ -248,7 +251,8 @@ def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
     """An unshared convolution: a different kernel at every output position. rhs holds
     (out features, input features * prod(filter_shape), output spatial...) in its layout."""
     patches = conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
-                                           lhs_dilation, rhs_dilation, dimension_numbers)
+                                           lhs_dilation, rhs_dilation, dimension_numbers,
+                                           precision)
     ls, rs = get_aval(lhs).shape, get_aval(rhs).shape
     dn = conv_dimension_numbers(ls, rs, dimension_numbers)
     d = len(ls) - 2

@@ -106,9 +106,11 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve:
 
 
 def _root(f, initial_guess, solve, tangent_solve, has_aux, converged):
-    """custom_root; `converged(aux) -> (flag, message)` (fxad.scipy's solvers) makes the
-    derivative of a failed solve an error when the flag is concrete, and NaN when it is
-    traced (under jit or vmap), never a number computed at a point that is not a root."""
+    """custom_root; `converged(aux, newton_step) -> (flag, message)` (fxad.scipy's solvers)
+    makes the derivative of a failed solve an error when the flag is concrete, and NaN when
+    it is traced (under jit or vmap), never a number computed at a point that is not a root.
+    `newton_step()` gives (x*, J⁻¹f(x*)) as leaves: how far x* is from the root, to first
+    order, for deciding from the residual rather than from a solver's flag alone."""
     name = "custom_root"
     g_leaves, g_tree = tree_flatten(initial_guess)
     g_leaves = [_leaf(x) for x in g_leaves]
@@ -150,7 +152,14 @@ def _root(f, initial_guess, solve, tangent_solve, has_aux, converged):
             raise FxadTypeError(f"{name}: tangent_solve returned {sol[1]}, expected {g_tree}")
         dx = [ops.neg(v) for v in sol[0]]
         if converged is not None:
-            dx = _guard(dx, converged, tree_unflatten(out_tree, outs)[1])
+            def newton_step():  # x* and its Newton step J⁻¹f(x*), derivatives stopped
+                xs = [ops.stop_gradient(v) for v in x]
+                cs = [ops.stop_gradient(c) for c in fc]
+                fx, lin0 = linearize(lambda *v: f_flat(cs, v), *xs)
+                step = tangent_solve(lambda v: tree_unflatten(g_tree, lin0(*tree_flatten(v)[0])),
+                                     tree_unflatten(g_tree, fx))
+                return xs, tree_flatten(step)[0]
+            dx = _guard(dx, converged, tree_unflatten(out_tree, outs)[1], newton_step)
         return outs, dx + [np.zeros(get_aval(o).shape, _tangent_dtype(o)) for o in outs[n_x:]]
 
     outs = root(*f_consts, *s_consts, *g_leaves)
@@ -163,8 +172,10 @@ def _tangent_dtype(x):
     return dt if dt.kind in "fc" else np.float64
 
 
-def _guard(dx, converged, aux):
-    flag, message = converged(aux)
+def _guard(dx, converged, aux, newton_step):
+    """`converged(aux, newton_step) -> (flag, message)`: a false concrete flag raises, a
+    traced one makes the derivative NaN when the program runs."""
+    flag, message = converged(aux, newton_step)
     if not isinstance(flag, Tracer):
         if not bool(flag):
             raise FxadValueError(f"{message()}; its derivative by the implicit function "

@@ -38,6 +38,9 @@ from numpy import (  # noqa: F401  dtypes, dtype helpers and constants, as NumPy
     get_printoptions, printoptions, set_printoptions, array_repr, array_str, load, save,
     savez, frombuffer, fromfile, fromiter, fromstring)
 from numpy import complex128 as complex_, float64 as float_  # noqa: F401  (JAX's aliases)
+from numpy import (  # noqa: F401  the rest of NumPy's scalar type names
+    byte, clongdouble, half, intc, intp, long, longdouble, longlong, short, ubyte, uintc,
+    uintp, ulong, ulonglong, ushort)
 from numpy.exceptions import ComplexWarning  # noqa: F401
 from . import fft, linalg  # noqa: F401
 

@@ -31,6 +31,7 @@ from ..rules.helpers import dtype_of, shape_of
 from ..rules.structural.indexing import _indexed_shape, _layout, build_index, getitem, parse_index, \
     scatter_add
 from .products import dot
+from ._lists import stack_traced_lists
 
 _MODES = (None, "promise_in_bounds", "clip", "fill", "drop")
 
@@ -298,6 +299,7 @@ class _IndexUpdateRef:
                        unique_indices, func)
 
 
+@stack_traced_lists
 def at(x):
     """`x.at` for any array (a NumPy array has no `.at`): `fxad.numpy.at(x)[i].add(v)`."""
     if not isinstance(x, Tracer):

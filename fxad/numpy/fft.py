@@ -9,6 +9,7 @@ from ..errors import FxadTypeError, FxadValueError
 from ..rules.contraction.fft import fft as _fft
 from ..rules.helpers import dtype_of, shape_of
 from .manipulation import roll
+from ._lists import stack_traced_lists
 
 fftfreq, rfftfreq = np.fft.fftfreq, np.fft.rfftfreq
 _NORMS = {None: "backward", "backward": "backward", "ortho": "ortho", "forward": "forward"}
@@ -48,14 +49,14 @@ def _one_axis(kind, name):
     def transform(a, n=None, axis=-1, norm=None, out=None):
         return _transform(kind, a, None if n is None else (n,), (axis,), norm, out, name)
     transform.__name__ = name
-    return transform
+    return stack_traced_lists(transform)
 
 
 def _n_axes(kind, name, default_axes):
     def transform(a, s=None, axes=default_axes, norm=None, out=None):
         return _transform(kind, a, s, axes, norm, out, name)
     transform.__name__ = name
-    return transform
+    return stack_traced_lists(transform)
 
 
 fft, ifft = _one_axis("fft", "fft"), _one_axis("ifft", "ifft")
@@ -72,10 +73,12 @@ def _shift(x, axes, sign):
     return roll(x, tuple(sign * (shape_of(x)[ax] // 2) for ax in axes), tuple(axes))
 
 
+@stack_traced_lists
 def fftshift(x, axes=None):
     return _shift(x, axes, 1)
 
 
+@stack_traced_lists
 def ifftshift(x, axes=None):
     return _shift(x, axes, -1)
 

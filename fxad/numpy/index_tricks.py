@@ -11,6 +11,7 @@ from ..errors import FxadValueError
 from ..rules.helpers import shape_of
 from .creation import asarray
 from .manipulation import concatenate
+from ._lists import stack_traced_lists
 
 
 def _has_tracer(items):
@@ -18,46 +19,65 @@ def _has_tracer(items):
 
 
 class _Concatenator:
-    """`r_[...]` / `c_[...]`: slices become aranges (or linspaces, for a complex step),
-    arrays and numbers are joined along `axis` (r_: 0; c_: the last, 1-d ones as columns).
-    A leading string sets the axis ('1'), or 'r'/'c' for matrices, as NumPy's."""
+    """`r_[...]` / `c_[...]`, NumPy's rules for traced pieces too: slices become aranges (or
+    linspaces, for a complex step), every piece gets at least `ndmin` dimensions (a 1-d one
+    placed along `trans1d`), numbers take part in the dtype as NumPy's weak scalars, and the
+    pieces are joined along `axis`. A leading string sets 'axis[,ndmin[,trans1d]]'; the
+    matrix directives 'r' and 'c' need a matrix type fxad does not have."""
 
-    def __init__(self, axis, columns):
-        self.axis, self.columns = axis, columns
+    def __init__(self, axis, ndmin, trans1d):
+        self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
     def __getitem__(self, key):
         items = key if isinstance(key, tuple) else (key,)
-        axis, ndmin, columns = self.axis, 1, self.columns
-        if items and isinstance(items[0], str):
-            directive, items = items[0], items[1:]
-            if directive in ("r", "c"):
-                raise FxadValueError("r_/c_: the 'r' and 'c' matrix directives are not "
-                                     "supported (fxad has no matrix type)")
-            parts = [int(p) for p in directive.split(",")]
-            axis = parts[0]
-            ndmin = parts[1] if len(parts) > 1 else 1
-            columns = False
-        if not _has_tracer(items) and not any(isinstance(i, Tracer) for i in items):
-            out = (np.c_ if self.columns and columns else np.r_)[key]
-            return asarray(out)
-        arrays = []
-        for it in items:
+        if items and isinstance(items[0], str) and items[0] in ("r", "c"):
+            raise FxadValueError("r_/c_: the 'r' and 'c' matrix directives are not supported "
+                                 "(fxad has no matrix type)")
+        if not _has_tracer(items):
+            return asarray((np.r_ if self.trans1d == -1 else np.c_)[key])
+        axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
+        pieces, kinds = [], []
+        for k, it in enumerate(items):
+            if isinstance(it, str):
+                if k != 0:
+                    raise FxadValueError("special directives must be the first entry.")
+                parts = [int(p) for p in it.split(",")]
+                axis = parts[0]
+                if len(parts) > 1:
+                    ndmin = parts[1]
+                if len(parts) > 2:
+                    trans1d = parts[2]
+                continue
+            if type(it) in np.ScalarType:  # a number: NumPy's weak scalar, no trans1d
+                pieces.append(("scalar", it))
+                kinds.append(it)
+                continue
             if isinstance(it, slice):
-                it = np.r_[it]
-            a = asarray(it)
-            while a.ndim < ndmin:
-                a = lax.reshape(a, (1,) + tuple(shape_of(a))) if not columns else \
-                    lax.reshape(a, tuple(shape_of(a)) + (1,))
-            if columns and a.ndim == 1:
-                a = lax.reshape(a, (shape_of(a)[0], 1))
-            arrays.append(a)
-        if columns:
-            return concatenate(arrays, -1)
+                a, nd = asarray(np.r_[it]), 1
+            else:
+                a, nd = asarray(it), np.ndim(it) if not isinstance(it, Tracer) else it.ndim
+            a = _at_least(a, ndmin)
+            if trans1d != -1 and nd < ndmin:
+                k2, k1 = ndmin - nd, trans1d
+                if k1 < 0:
+                    k1 += k2 + 1
+                order = list(range(ndmin))
+                a = lax.transpose(a, tuple(order[:k1] + order[k2:] + order[k1:k2]))
+            pieces.append(("array", a))
+            kinds.append(a.dtype)
+        dtype = np.result_type(*kinds)
+        arrays = [_at_least(asarray(v, dtype=dtype), ndmin) for _, v in pieces]
         return concatenate(arrays, axis)
 
 
-r_ = _Concatenator(0, False)
-c_ = _Concatenator(-1, True)
+def _at_least(a, ndmin):
+    """a with leading length-1 axes up to ndmin dimensions (np.array's ndmin=)."""
+    nd = len(shape_of(a))
+    return a if nd >= ndmin else lax.reshape(a, (1,) * (ndmin - nd) + tuple(shape_of(a)))
+
+
+r_ = _Concatenator(0, 1, -1)
+c_ = _Concatenator(-1, 2, 0)
 s_ = np.s_
 index_exp = np.index_exp
 mgrid = np.mgrid
@@ -84,14 +104,17 @@ tril_indices, triu_indices = np.tril_indices, np.triu_indices
 diag_indices, mask_indices, indices, tri = np.diag_indices, np.mask_indices, np.indices, np.tri
 
 
+@stack_traced_lists
 def tril_indices_from(arr, k=0):
     return np.tril_indices(shape_of(arr)[-2], k, shape_of(arr)[-1])
 
 
+@stack_traced_lists
 def triu_indices_from(arr, k=0):
     return np.triu_indices(shape_of(arr)[-2], k, shape_of(arr)[-1])
 
 
+@stack_traced_lists
 def diag_indices_from(arr):
     s = shape_of(arr)
     if len(s) < 2 or len(set(s)) != 1:
@@ -99,6 +122,7 @@ def diag_indices_from(arr):
     return np.diag_indices(s[0], len(s))
 
 
+@stack_traced_lists
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """The flat index of each tuple of indices (integers, traced or not). mode 'raise' does
     not check bounds of traced indices (they stage); 'wrap' and 'clip' apply per dimension."""
@@ -120,6 +144,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     return out
 
 
+@stack_traced_lists
 def unravel_index(indices, shape):
     """The tuple of indices (per dimension) of each flat index; negative ones count from the
     end, as in JAX."""

@@ -15,8 +15,10 @@ from ..rules.structural.indexing import getitem
 from .at import at
 from .creation import asarray
 from .manipulation import concatenate, ndim, ravel, reshape, shape, size
+from ._lists import stack_traced_lists
 
 
+@stack_traced_lists
 def take(a, indices, axis=None, out=None, mode=None, *, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
     """NumPy's take (modes 'raise' (the default: out of bounds is an IndexError), 'wrap',
@@ -32,6 +34,7 @@ def take(a, indices, axis=None, out=None, mode=None, *, unique_indices=False,
     return getitem(a, (slice(None),) * (axis % ndim(a)) + (indices,))
 
 
+@stack_traced_lists
 def take_along_axis(arr, indices, axis):
     axis %= ndim(arr)
     s = shape(arr)
@@ -65,6 +68,7 @@ def select(condlist, choicelist, default=0):
     return out
 
 
+@stack_traced_lists
 def delete(arr, obj, axis=None):
     if isinstance(obj, Tracer):
         raise FxadValueError("delete needs concrete indices (the output shape depends on them)")
@@ -74,6 +78,7 @@ def delete(arr, obj, axis=None):
     return take(arr, np.delete(np.arange(n), obj), axis)
 
 
+@stack_traced_lists
 def insert(arr, obj, values, axis=None):
     """np.insert for 1-d results (axis=None, or a 1-d array). NumPy's own insert places
     markers shaped like `values` into an arange, which says where each output comes from."""
@@ -119,6 +124,7 @@ def _take_with_mode(a, indices, axis, mode, fill_value):
     return lax.select(mask, g, lax.convert_element_type(fill_value, dt))
 
 
+@stack_traced_lists
 def resize(a, new_shape):
     """np.resize: the flattened array repeated (or cut) to fill `new_shape`."""
     new_shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
@@ -129,6 +135,7 @@ def resize(a, new_shape):
     return reshape(take(flat, np.arange(total) % n), new_shape)
 
 
+@stack_traced_lists
 def fill_diagonal(a, val, wrap=False, *, inplace=False):
     """A copy of `a` with its main diagonal set to `val` (repeated as needed; `wrap` for tall
     2-d arrays as in NumPy). NumPy fills in place and returns None; fxad returns the result
@@ -149,6 +156,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=False):
     return reshape(at(ravel(a))[pos].set(vals), s)
 
 
+@stack_traced_lists
 def put_along_axis(arr, indices, values, axis, inplace=False, *, mode=None):
     """A copy of `arr` with `values` put at `indices` along `axis` (JAX's inplace=False)."""
     if inplace:
@@ -164,6 +172,7 @@ def put_along_axis(arr, indices, values, axis, inplace=False, *, mode=None):
     return at(arr)[tuple(idx)].set(values, mode=mode)
 
 
+@stack_traced_lists
 def put(a, ind, v, mode=None, *, inplace=False):
     """A copy of `a` with v put at the flat indices `ind` (JAX's inplace=False)."""
     if inplace:

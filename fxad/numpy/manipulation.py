@@ -6,24 +6,30 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
-from ..errors import FxadValueError
+from ..core import Tracer
+from ..errors import FxadTypeError, FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 from ..rules.structural.indexing import parse_index, scatter_add
 from ._axes import normalize_axes
+from ._lists import stack_traced_lists
 
 
+@stack_traced_lists
 def shape(a):
     return tuple(shape_of(a))
 
 
+@stack_traced_lists
 def ndim(a):
     return len(shape_of(a))
 
 
+@stack_traced_lists
 def size(a):
     return int(np.prod(shape_of(a), dtype=np.int64))
 
 
+@stack_traced_lists
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """NumPy 2's signature (`shape`, or the older `newshape`)."""
     newshape = shape if newshape is None else newshape
@@ -46,17 +52,26 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     return lax.reshape(a, tuple(newshape))
 
 
+@stack_traced_lists
 def ravel(a):
     return lax.reshape(a, (size(a),))
 
 
+@stack_traced_lists
 def transpose(a, axes=None):
     nd = ndim(a)
     axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
     return lax.transpose(a, axes)
 
 
+def _arr(a):
+    """An array_like as an array (lax's no-op shortcuts would hand a list back unchanged)."""
+    return a if isinstance(a, (Tracer, np.ndarray)) else np.asarray(a)
+
+
+@stack_traced_lists
 def moveaxis(a, source, destination):
+    a = _arr(a)
     nd = ndim(a)
     src = [s % nd for s in ((source,) if isinstance(source, int) else source)]
     dst = [d % nd for d in ((destination,) if isinstance(destination, int) else destination)]
@@ -66,16 +81,19 @@ def moveaxis(a, source, destination):
     return lax.transpose(a, tuple(order))
 
 
+@stack_traced_lists
 def swapaxes(a, axis1, axis2):
     perm = list(range(ndim(a)))
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
     return lax.transpose(a, tuple(perm))
 
 
+@stack_traced_lists
 def broadcast_to(a, shape):
     return lax.broadcast_to(a, tuple(shape) if not isinstance(shape, int) else (shape,))
 
 
+@stack_traced_lists
 def expand_dims(a, axis):
     s = list(shape_of(a))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
@@ -85,6 +103,7 @@ def expand_dims(a, axis):
     return lax.reshape(a, tuple(s))
 
 
+@stack_traced_lists
 def squeeze(a, axis=None):
     s = shape_of(a)
     if axis is None:
@@ -96,33 +115,51 @@ def squeeze(a, axis=None):
     return lax.reshape(a, tuple(d for i, d in enumerate(s) if i not in axes))
 
 
+@stack_traced_lists
 def atleast_1d(a):
     return a if ndim(a) >= 1 else lax.reshape(a, (1,))
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    arrays = _cast_all(arrays, dtype, out, "concatenate")
+    arrays = _cast_all(arrays, dtype, out, "concatenate", casting)
     if axis is None:
         return lax.concatenate([ravel(a) for a in arrays], 0)
     nd = ndim(arrays[0])
     return lax.concatenate(arrays, int(axis) % nd)
 
 
-def _cast_all(arrays, dtype, out, name):
+_CASTING = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def _cast_all(arrays, dtype, out, name, casting="same_kind"):
+    """The arrays in the result's dtype (`dtype`, or their common type), each cast allowed
+    by `casting` (NumPy's rule: "Cannot cast array data from ..." otherwise)."""
     if out is not None:
         raise FxadValueError(f"{name}: out= must be None; fxad returns new arrays")
+    if casting not in _CASTING:
+        raise FxadValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
+                             f"'unsafe' (got {casting!r})")
     arrays = list(arrays)
-    return arrays if dtype is None else [lax.convert_element_type(a, dtype) for a in arrays]
+    dts = [dtype_of(a) if isinstance(a, Tracer) else np.asarray(a).dtype for a in arrays]
+    target = np.dtype(dtype) if dtype is not None else np.result_type(*dts) if dts else None
+    for dt in dts:
+        if not np.can_cast(dt, target, casting):
+            raise FxadTypeError(f"Cannot cast array data from {dt!r} to {target!r} according "
+                                f"to the rule {casting!r}")
+    if dtype is None:
+        return arrays
+    return [lax.convert_element_type(a, target) for a in arrays]
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    arrays = _cast_all(arrays, dtype, out, "stack")
+    arrays = _cast_all(arrays, dtype, out, "stack", casting)
     if not arrays:
         raise FxadValueError("need at least one array to stack")
     nd = ndim(arrays[0]) + 1
     return lax.concatenate([expand_dims(a, axis % nd) for a in arrays], axis % nd)
 
 
+@stack_traced_lists
 def split(a, indices_or_sections, axis=0):
     n = shape_of(a)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
@@ -136,15 +173,18 @@ def split(a, indices_or_sections, axis=0):
     return [a[pre + (slice(lo, hi),)] for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
+@stack_traced_lists
 def flip(m, axis=None):
     return lax.flip(m, normalize_axes(axis, ndim(m)))
 
 
+@stack_traced_lists
 def atleast_2d(a):
     nd = ndim(a)
     return a if nd >= 2 else lax.reshape(a, (1,) * (2 - nd) + shape(a))
 
 
+@stack_traced_lists
 def atleast_3d(a):
     nd, s = ndim(a), shape(a)
     if nd >= 3:
@@ -152,13 +192,13 @@ def atleast_3d(a):
     return lax.reshape(a, (1, 1, 1) if nd == 0 else (1,) + s + (1,) if nd == 1 else s + (1,))
 
 
-def vstack(tup):
-    return concatenate([atleast_2d(a) for a in tup], 0)
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype, casting=casting)
 
 
-def hstack(tup):
+def hstack(tup, *, dtype=None, casting="same_kind"):
     arrs = [atleast_1d(a) for a in tup]
-    return concatenate(arrs, 0 if ndim(arrs[0]) == 1 else 1)
+    return concatenate(arrs, 0 if ndim(arrs[0]) == 1 else 1, dtype=dtype, casting=casting)
 
 
 def dstack(tup):
@@ -169,6 +209,7 @@ def column_stack(tup):
     return concatenate([lax.reshape(a, (size(a), 1)) if ndim(a) < 2 else a for a in tup], 1)
 
 
+@stack_traced_lists
 def array_split(a, indices_or_sections, axis=0):
     n = shape(a)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
@@ -178,7 +219,9 @@ def array_split(a, indices_or_sections, axis=0):
     return split(a, list(indices_or_sections), axis)
 
 
+@stack_traced_lists
 def roll(a, shift, axis=None):
+    a = _arr(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), shape(a))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
@@ -194,6 +237,7 @@ def roll(a, shift, axis=None):
     return a
 
 
+@stack_traced_lists
 def tile(a, reps):
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
     s = shape(a)
@@ -205,6 +249,7 @@ def tile(a, reps):
     return lax.reshape(a, tuple(r * d for r, d in zip(reps, s)))
 
 
+@stack_traced_lists
 def repeat(a, repeats, axis=None):
     if axis is None:
         a, axis = ravel(a), 0
@@ -213,6 +258,7 @@ def repeat(a, repeats, axis=None):
     return a[(slice(None),) * (axis % ndim(a)) + (idx,)]
 
 
+@stack_traced_lists
 def diagonal(a, offset=0, axis1=0, axis2=1):
     a = moveaxis(a, (axis1, axis2), (-2, -1))
     n, m = shape(a)[-2:]
@@ -220,6 +266,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return a[(Ellipsis, rows, rows + offset)]
 
 
+@stack_traced_lists
 def diag(v, k=0):
     if ndim(v) == 2:
         return diagonal(v, k)
@@ -232,6 +279,7 @@ def diag(v, k=0):
     return scatter_add(np.zeros((m, m), dtype_of(v)), arrays, v, spec)
 
 
+@stack_traced_lists
 def trace(a, offset=0, axis1=0, axis2=1):
     d = diagonal(a, offset, axis1, axis2)
     return lax.reduce_sum(d, (ndim(d) - 1,))
@@ -242,22 +290,27 @@ def _tri_mask(a, k, lower):
     return (np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool))
 
 
+@stack_traced_lists
 def tril(m, k=0):  # the other triangle is a constant 0 (m * 0 would be NaN at inf entries)
     return lax.select(_tri_mask(m, k, True), m, np.zeros((), dtype_of(m)))
 
 
+@stack_traced_lists
 def triu(m, k=0):
     return lax.select(_tri_mask(m, k, False), m, np.zeros((), dtype_of(m)))
 
 
+@stack_traced_lists
 def fliplr(m):
     return lax.flip(m, (1,))
 
 
+@stack_traced_lists
 def flipud(m):
     return lax.flip(m, (0,))
 
 
+@stack_traced_lists
 def rot90(m, k=1, axes=(0, 1)):
     if len(axes) != 2 or ndim(m) < 2:
         raise FxadValueError("rot90 needs two axes of an array with at least two dimensions")
@@ -275,11 +328,14 @@ def rot90(m, k=1, axes=(0, 1)):
     return lax.flip(m, (a0,)) if k == 1 else lax.flip(m, (a1,))
 
 
+@stack_traced_lists
 def matrix_transpose(x, /):
     return swapaxes(x, -1, -2)
 
 
+@stack_traced_lists
 def unstack(x, /, *, axis=0):
+    x = _arr(x)
     return tuple(lax.reshape(t, tuple(d for i, d in enumerate(shape(t)) if i != axis % ndim(x)))
                  for t in split(x, shape(x)[axis], axis))
 
@@ -302,6 +358,7 @@ def block(arrays):
     return join(arrays, 0)
 
 
+@stack_traced_lists
 def diagflat(v, k=0):
     return diag(ravel(v), k)
 
@@ -325,6 +382,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return tuple(grids) if sparse else broadcast_arrays(*grids)
 
 
+@stack_traced_lists
 def append(arr, values, axis=None):
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)
@@ -333,6 +391,7 @@ def append(arr, values, axis=None):
 
 # --- NumPy's other spellings -------------------------------------------------------------
 
+@stack_traced_lists
 def rollaxis(a, axis, start=0):
     """NumPy's rollaxis: move `axis` to before position `start`."""
     n = ndim(a)
@@ -345,26 +404,29 @@ def rollaxis(a, axis, start=0):
     return a if axis == start else moveaxis(a, axis, start)
 
 
+@stack_traced_lists
 def vsplit(ary, indices_or_sections):
     if ndim(ary) < 2:
         raise FxadValueError("vsplit only works on arrays of 2 or more dimensions")
     return split(ary, indices_or_sections, 0)
 
 
+@stack_traced_lists
 def hsplit(ary, indices_or_sections):
     if ndim(ary) == 0:
         raise FxadValueError("hsplit only works on arrays of 1 or more dimensions")
     return split(ary, indices_or_sections, 1 if ndim(ary) > 1 else 0)
 
 
+@stack_traced_lists
 def dsplit(ary, indices_or_sections):
     if ndim(ary) < 3:
         raise FxadValueError("dsplit only works on arrays of 3 or more dimensions")
     return split(ary, indices_or_sections, 2)
 
 
-def row_stack(tup):
-    return vstack(tup)
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    return vstack(tup, dtype=dtype, casting=casting)
 
 
 def concat(arrays, /, *, axis=0):
@@ -372,6 +434,7 @@ def concat(arrays, /, *, axis=0):
     return concatenate(arrays, axis)
 
 
+@stack_traced_lists
 def permute_dims(a, /, axes):
     return transpose(a, axes)
 

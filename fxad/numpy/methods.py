@@ -11,6 +11,7 @@ import scipy.special
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError
+from . import array_conversion  # noqa: F401  (Tracer.__array__'s error, told from NumPy's frames)
 from . import creation, indexing, manipulation as shape, products, reductions, series, sorting, ufuncs
 from ..rules.elementwise.arithmetic import add_p, div_p, mul_p, sub_p
 from ..rules.structural.indexing import getitem

@@ -15,11 +15,13 @@ from .indexing import take
 from .manipulation import concatenate, ndim, shape
 from .reductions import max as _max, mean as _mean, min as _min
 from .statistics import median as _median
+from ._lists import stack_traced_lists
 
 
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 
 
+@stack_traced_lists
 def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even", *,
         stat_length=None, end_values=0):
     """Constant padding scatter-adds the array into a filled one; edge/reflect/symmetric/wrap

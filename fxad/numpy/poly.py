@@ -18,8 +18,10 @@ from .creation import asarray
 from .manipulation import concatenate, ravel
 from .reductions import cumsum, max as _max, min as _min, sum as _sum
 from .series import convolve, diff, searchsorted
+from ._lists import stack_traced_lists
 
 
+@stack_traced_lists
 def i0(x):
     """The modified Bessel function of the first kind, order 0 (derivative: i1)."""
     return bessel_i(x, 0)
@@ -39,22 +41,26 @@ def _pad_front(p, n):
     return concatenate([np.zeros(n - k, dtype_of(p)), p]) if k < n else p
 
 
+@stack_traced_lists
 def polyadd(a1, a2):
     a1, a2 = _1d(a1, "polyadd"), _1d(a2, "polyadd")
     n = builtins.max(shape_of(a1)[0], shape_of(a2)[0])
     return lax.add(_pad_front(a1, n), _pad_front(a2, n))
 
 
+@stack_traced_lists
 def polysub(a1, a2):
     a1, a2 = _1d(a1, "polysub"), _1d(a2, "polysub")
     n = builtins.max(shape_of(a1)[0], shape_of(a2)[0])
     return lax.sub(_pad_front(a1, n), _pad_front(a2, n))
 
 
+@stack_traced_lists
 def polymul(a1, a2):
     return convolve(_1d(a1, "polymul"), _1d(a2, "polymul"))
 
 
+@stack_traced_lists
 def polyder(p, m=1):
     """The m-th derivative's coefficients."""
     p = _1d(p, "polyder")
@@ -67,6 +73,7 @@ def polyder(p, m=1):
     return p
 
 
+@stack_traced_lists
 def polyint(p, m=1, k=None):
     """The m-th antiderivative's coefficients; integration constants k (0 by default)."""
     p = lax.convert_element_type(_1d(p, "polyint"), np.result_type(dtype_of(asarray(p)),
@@ -80,6 +87,7 @@ def polyint(p, m=1, k=None):
     return p
 
 
+@stack_traced_lists
 def polydiv(u, v):
     """(quotient, remainder) of polynomial division, by long division (v's leading
     coefficient must not be 0)."""
@@ -115,6 +123,7 @@ def _strip(p, name):
     return p[nz[0]:nz[-1] + 1], len(c) - 1 - nz[-1]
 
 
+@stack_traced_lists
 def roots(p, *, strip_zeros=True):
     """The roots of the polynomial with coefficients p (highest first), as the eigenvalues
     of its companion matrix: complex, differentiable where they are distinct."""
@@ -132,6 +141,7 @@ def roots(p, *, strip_zeros=True):
     return concatenate([r, np.zeros(trailing, dtype_of(r))]) if trailing else r
 
 
+@stack_traced_lists
 def poly(seq_of_zeros):
     """The coefficients of the monic polynomial with these roots (of a square matrix: its
     eigenvalues), highest first."""
@@ -155,6 +165,7 @@ def poly(seq_of_zeros):
     return c
 
 
+@stack_traced_lists
 def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     """Phase unwrapping: jumps larger than discont (default period/2) replaced by their
     complement modulo period. The corrections are piecewise constant, so the derivative is
@@ -176,22 +187,30 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     return lax.add(p, concatenate([zero, cumsum(corr, axis)], axis))
 
 
+@stack_traced_lists
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     """Equal-width edges over `range` (default: the data's min and max, with no derivative),
-    or the given edges."""
+    or the given edges. NumPy's, bit for bit: its linspace lo + i * ((hi - lo) / n) with the
+    last edge hi itself (the maximum lands on it: the last bin is closed), computed in the
+    bounds' dtype (the data's float dtype, float64 for a given range) and returned in the
+    data's float dtype."""
     if not isinstance(bins, (int, np.integer)):
         return asarray(bins)
+    flat = ravel(asarray(a))
+    out_dt = dtype_of(flat) if dtype_of(flat).kind == "f" else np.dtype(np.float64)
     if range is None:
-        flat = ravel(asarray(a))
-        lo, hi = stop_gradient(_min(flat)), stop_gradient(_max(flat))
-        same = lax.eq(lo, hi)
-        lo, hi = lax.select(same, lax.sub(lo, 0.5), lo), lax.select(same, lax.add(hi, 0.5), hi)
+        lo, hi = (lax.convert_element_type(stop_gradient(m(flat)), out_dt) for m in (_min, _max))
     else:
-        lo, hi = float(range[0]), float(range[1])
-    steps = np.linspace(0.0, 1.0, int(bins) + 1)
-    return lax.add(lo, lax.mul(lax.sub(hi, lo), steps))
+        lo, hi = np.float64(range[0]), np.float64(range[1])
+    same = lax.eq(lo, hi)
+    lo, hi = lax.select(same, lax.sub(lo, 0.5), lo), lax.select(same, lax.add(hi, 0.5), hi)
+    n = int(bins)
+    inner = lax.add(lax.mul(np.arange(n, dtype=dtype_of(lo)), lax.div(lax.sub(hi, lo), n)), lo)
+    edges = concatenate([inner, lax.reshape(hi, (1,))])
+    return lax.convert_element_type(edges, out_dt)
 
 
+@stack_traced_lists
 def histogram(a, bins=10, range=None, density=False, weights=None):  # noqa: A002
     """(counts, edges) as NumPy's (the last bin includes its right edge; values outside the
     edges are not counted). Counts (with weights: sums of weights) carry the weights'

@@ -1,17 +1,43 @@
-"""dot, matmul, tensordot, inner, outer, einsum: all lowered to the `dot_general` primitive."""
+"""dot, matmul, tensordot, inner, outer, einsum: all lowered to the `dot_general` primitive.
+JAX's `precision=` is checked and ignored, `preferred_element_type=` converts the operands
+(fxad/lax/products.py)."""
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from .. import lax
+from ..core import get_aval
 from ..errors import FxadValueError
+from ..lax.products import to_preferred
 from .manipulation import diagonal, moveaxis, ndim, ravel, shape, squeeze, stack
+from ._lists import stack_traced_lists
 
 
 _MATRIX_PRODUCT = (((1,), (0,)), ((), ()))
 
 
-def matmul(a, b):
+def _jax_keywords(first=0, last=2):
+    """Decorator: JAX's `precision` and `preferred_element_type` of a product whose operands
+    are its positional arguments first:last (lax.products.to_preferred); the product itself is
+    written without them."""
+    def deco(fun):
+        @functools.wraps(fun)
+        def product(*args, precision=None, preferred_element_type=None, **kw):
+            if precision is None and preferred_element_type is None:
+                return fun(*args, **kw)
+            last_ = len(args) if last is None else last
+            xs, finish = to_preferred(args[first:last_], preferred_element_type, precision,
+                                      fun.__name__)
+            return finish(fun(*args[:first], *xs, *args[last_:], **kw))
+        return product
+    return deco
+
+
+@stack_traced_lists
+@_jax_keywords()
+def matmul(a, b, *, precision=None, preferred_element_type=None):
     na, nb_ = ndim(a), ndim(b)
     if na == 0 or nb_ == 0:
         raise FxadValueError("matmul: operands must not be 0-d (use multiply)")
@@ -39,14 +65,18 @@ def matmul(a, b):
     return out
 
 
-def dot(a, b):
+@stack_traced_lists
+@_jax_keywords()
+def dot(a, b, *, precision=None, preferred_element_type=None):
     if ndim(a) == 0 or ndim(b) == 0:
         return lax.mul(a, b)
     rc = 0 if ndim(b) == 1 else ndim(b) - 2
     return lax.dot_general(a, b, (((ndim(a) - 1,), (rc,)), ((), ())))
 
 
-def tensordot(a, b, axes=2):
+@stack_traced_lists
+@_jax_keywords()
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     if isinstance(axes, (int, np.integer)):
         ac = tuple(range(ndim(a) - int(axes), ndim(a)))
         bc = tuple(range(int(axes)))
@@ -59,18 +89,57 @@ def tensordot(a, b, axes=2):
     return lax.dot_general(a, b, ((ac, bc), ((), ())))
 
 
-def inner(a, b):
+@stack_traced_lists
+@_jax_keywords()
+def inner(a, b, *, precision=None, preferred_element_type=None):
     if ndim(a) == 0 or ndim(b) == 0:
         return lax.mul(a, b)
     return lax.dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())))
 
 
+@stack_traced_lists
 def outer(a, b):
     return lax.dot_general(ravel(a), ravel(b), (((), ()), ((), ())))
 
 
-def vdot(a, b):
-    return lax.dot_general(ravel(a), ravel(b), (((0,), (0,)), ((), ())))
+@stack_traced_lists
+@_jax_keywords()
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    """sum(conj(a) * b) over the flattened operands (the first one is conjugated)."""
+    a = ravel(a)
+    if np.issubdtype(get_aval(a).dtype, np.complexfloating):
+        a = lax.conj(a)
+    return lax.dot_general(a, ravel(b), (((0,), (0,)), ((), ())))
+
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _sublist_letters(sub):
+    """A sublist ([0, 1], [Ellipsis, 2]) as subscript letters: NumPy's mapping (0-25 -> A-Z,
+    26-51 -> a-z), which keeps the implicit output in ascending order of the integers."""
+    out = []
+    for s in sub:
+        if s is Ellipsis:
+            out.append("...")
+        elif isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 0 <= s < 52:
+            out.append(_LETTERS[int(s)])
+        else:
+            raise FxadValueError(f"einsum: subscripts in a sublist must be integers in "
+                                 f"[0, 52) or Ellipsis, got {s!r}")
+    return "".join(out)
+
+
+def _interleaved(args):
+    """einsum(a, [0, 1], b, [1, 2], [0, 2]) -> ("AB,BC->AC", (a, b))."""
+    operands, subs = args[0::2], args[1::2]
+    out = None
+    if len(args) % 2:  # a trailing output sublist
+        operands, out = args[0:-1:2], args[-1]
+    spec = ",".join(_sublist_letters(s) for s in subs)
+    if out is not None:
+        spec += "->" + _sublist_letters(out)
+    return spec, tuple(operands)
 
 
 def _parse_einsum(spec, operands):
@@ -82,7 +151,7 @@ def _parse_einsum(spec, operands):
     if len(ins) != len(operands):
         raise FxadValueError(f"einsum: {len(ins)} operand subscripts for {len(operands)} "
                              "operands")
-    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in spec]
+    spare = [c for c in _LETTERS if c not in spec]
     n_ell = max([ndim(x) - len(s.replace("...", "")) for s, x in zip(ins, operands)
                  if "..." in s], default=0)
     ell = "".join(spare[:n_ell])
@@ -145,9 +214,16 @@ def _einsum_pair(a, ai, b, bi, keep):
     return out, idx
 
 
-def einsum(subscripts, *operands, optimize=False):
+@_jax_keywords(first=1, last=None)
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None):
     """Einstein summation, contracted pairwise left to right with dot_general (optimize= is
-    accepted and changes nothing)."""
+    accepted and changes nothing). Both of NumPy's forms: a subscripts string, or operands
+    interleaved with integer sublists, `einsum(a, [0, 1], b, [1, 2], [0, 2])`."""
+    if out is not None:
+        raise FxadValueError("einsum: out= is not supported (fxad returns new arrays)")
+    if not isinstance(subscripts, str):
+        subscripts, operands = _interleaved((subscripts,) + operands)
     ins, out = _parse_einsum(subscripts, operands)
     pairs = [_take_diagonals(x, s) for x, s in zip(operands, ins)]
     ins = [s for _, s in pairs]
@@ -160,6 +236,7 @@ def einsum(subscripts, *operands, optimize=False):
     return lax.transpose(cur, tuple(idx.index(c) for c in out))
 
 
+@stack_traced_lists
 def kron(a, b):
     a2, b2 = (lax.reshape(a, (1,) * (ndim(b) - ndim(a)) + shape(a)),
               lax.reshape(b, (1,) * (ndim(a) - ndim(b)) + shape(b)))
@@ -170,13 +247,14 @@ def kron(a, b):
     return lax.reshape(out, tuple(p * q for p, q in zip(shape(a2), shape(b2))))
 
 
+@stack_traced_lists
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Cross products of 2- or 3-vectors (NumPy's axes: the vectors lie along axisa of a,
     axisb of b, and the result's along axisc; `axis` sets all three). Two 2-vectors give
     the z component only, as in NumPy."""
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+    a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)  # (moveaxis takes array_likes)
     na, nb = shape(a)[-1], shape(b)[-1]
     if na not in (2, 3) or nb not in (2, 3):
         raise FxadValueError("incompatible dimensions for cross product (dimension must be "

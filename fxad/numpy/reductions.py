@@ -10,18 +10,28 @@ from .. import lax
 from ..errors import FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 from ._axes import normalize_axes
+from ._lists import lift_sequences
 from .creation import asarray
 from .manipulation import concatenate, ndim
+from ._lists import stack_traced_lists
 
 
 def accept_sequences(f):
     """`f` taking its first argument as fxad.numpy.asarray does: a list or tuple of traced
-    values is stacked (`fxad.numpy.mean([t0, t1])`; NumPy itself cannot dispatch that)."""
+    values is stacked (`fxad.numpy.mean([t0, t1])`; NumPy itself cannot dispatch that); a
+    later positional list of traced values is stacked too (as `stack_traced_lists` does)."""
     @functools.wraps(f)
     def g(a, *args, **kwargs):
         if isinstance(a, (list, tuple)):
             a = asarray(a)
+        for b in args:
+            if type(b) is list or type(b) is tuple:
+                lifted = lift_sequences(args)
+                if lifted is not None:
+                    args = lifted
+                break
         return f(a, *args, **kwargs)
+    g._stacks_lists = True
     return g
 
 
@@ -107,9 +117,11 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=No
     axes = normalize_axes(axis, len(shape_of(a)))
     m = mean if mean is not None else _mean(a, axes, dtype, keepdims=True, where=where)
     d = lax.sub(a, m)
+    # |d|^2: for complex values NumPy's variance is real (d * d would be complex, and wrong)
+    d2 = lax.real(lax.mul(d, lax.conj(d))) if dtype_of(d).kind == "c" else lax.mul(d, d)
     if where is None:
-        return lax.div(sum(lax.mul(d, d), axes, keepdims=keepdims), _count(a, axes) - ddof)
-    sq = sum(lax.mul(d, d), axes, keepdims=keepdims, where=where)
+        return lax.div(sum(d2, axes, keepdims=keepdims), _count(a, axes) - ddof)
+    sq = sum(d2, axes, keepdims=keepdims, where=where)
     count = sum(lax.convert_element_type(lax.broadcast_to(where, tuple(shape_of(a))),
                                          dtype_of(sq)), axes, keepdims=keepdims)
     return lax.div(sq, lax.sub(count, ddof))
@@ -119,8 +131,12 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=No
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None, out=None):
     _no_out(out, "std")
-    return lax.sqrt(var(a, axis, dtype, ddof, keepdims, where=where, mean=mean,
-                        correction=correction))
+    v = var(a, axis, dtype, ddof, keepdims, where=where, mean=mean, correction=correction)
+    if where is None and mean is None and \
+            _count(a, normalize_axes(axis, len(shape_of(a)))) == 1:
+        # the spread of one value is 0 whatever the value: derivative 0, not 0 / sqrt(0)
+        v = lax.stop_gradient(v)
+    return lax.sqrt(v)
 
 
 def _ddof(ddof, correction):
@@ -247,9 +263,11 @@ def _cumulative(fn, x, axis, dtype, include_initial, initial):
     return out
 
 
+@stack_traced_lists
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative(cumsum, x, axis, dtype, include_initial, 0)
 
 
+@stack_traced_lists
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _cumulative(cumprod, x, axis, dtype, include_initial, 1)

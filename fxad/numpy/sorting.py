@@ -19,6 +19,7 @@ from .index_tricks import unravel_index
 from .indexing import take, take_along_axis
 from .manipulation import concatenate, ndim, ravel, reshape, shape, stack
 from .reductions import cumsum, sum as _sum
+from ._lists import stack_traced_lists
 
 
 def _concrete(a, what):
@@ -30,6 +31,7 @@ def _concrete(a, what):
                                   "it outside jit/vmap") from None
 
 
+@stack_traced_lists
 def nonzero(a, *, size=None, fill_value=None):
     """With `size` (JAX's): that many indices per dimension, padded with fill_value (0):
     a static shape, so it stages under jit and vmap."""
@@ -38,6 +40,7 @@ def nonzero(a, *, size=None, fill_value=None):
     return np.nonzero(_concrete(a, "nonzero (its output shape depends on the values)"))
 
 
+@stack_traced_lists
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """The stable sorting permutation (whatever `kind` or `stable` say: a stable sort is a
     valid answer to every request); `descending` keeps ties in index order, as JAX."""
@@ -52,6 +55,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
     return lax.sub(n - 1, lax.flip(lax.argsort(lax.flip(a, (axis,)), axis), (axis,)))
 
 
+@stack_traced_lists
 def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """Sorted values, differentiable: a gather by the (integer) sorting permutation."""
     if axis is None:
@@ -59,22 +63,26 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     return take_along_axis(a, argsort(a, axis, kind, order, descending=descending), axis)
 
 
+@stack_traced_lists
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """A sorted array is a valid partition for every kth (NumPy leaves the order within the
     parts unspecified; fxad's is sorted)."""
     return sort(a, axis)
 
 
+@stack_traced_lists
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     return argsort(a, axis)
 
 
+@stack_traced_lists
 def flatnonzero(a, *, size=None, fill_value=None):
     if size is not None:
         return _nonzero_sized(ravel(a), size, fill_value)[0]
     return np.flatnonzero(_concrete(a, "flatnonzero (its output shape depends on the values)"))
 
 
+@stack_traced_lists
 def argwhere(a, *, size=None, fill_value=None):
     if size is not None:
         return stack(_nonzero_sized(a, size, fill_value), -1) if ndim(a) else \
@@ -82,6 +90,7 @@ def argwhere(a, *, size=None, fill_value=None):
     return np.argwhere(_concrete(a, "argwhere (its output shape depends on the values)"))
 
 
+@stack_traced_lists
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, size=None, fill_value=None, sorted=True):
     """The sorted distinct values, gathered from `ar` at their first occurrences (so they
@@ -112,14 +121,14 @@ def lexsort(keys, axis=-1):
     return ops.lexsort(*keys[::-1], axis=axis)
 
 
+@stack_traced_lists
 def sort_complex(a):
     a = asarray(a)
     if dtype_of(a).kind != "c":
         a = lax.convert_element_type(a, np.result_type(dtype_of(a), np.complex64))
-    flat = ravel(a) if ndim(a) != 1 else a
-    return take(flat, ops.lexsort(lax.real(flat), lax.imag(flat), axis=0)) if ndim(a) == 1 \
-        else reshape(take(flat, ops.lexsort(lax.real(flat), lax.imag(flat), axis=0)),
-                     shape_of(a))
+    # NumPy's order for complex values is sort_complex's (real part, then imaginary part);
+    # like it, along the last axis
+    return sort(a, axis=-1)
 
 
 def _nonzero_sized(a, size, fill_value=None):

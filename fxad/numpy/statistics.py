@@ -3,6 +3,8 @@ every transformation handles them). Quantiles are gathers from a sort: the deriv
 to the one or two order statistics each quantile interpolates between."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import lax
@@ -15,6 +17,7 @@ from .indexing import take_along_axis
 from .manipulation import atleast_2d, concatenate, diagonal, moveaxis, reshape
 from .products import matmul
 from .sorting import sort
+from ._lists import stack_traced_lists
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
@@ -178,17 +181,23 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 @accept_sequences
 def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    return lax.sqrt(nanvar(a, axis, dtype, ddof, keepdims))
+    v = nanvar(a, axis, dtype, ddof, keepdims)
+    if math.prod(shape_of(a)[i] for i in red.normalize_axes(axis, len(shape_of(a)))) == 1:
+        v = lax.stop_gradient(v)  # one value: its spread is 0 whatever it is (see std)
+    return lax.sqrt(v)
 
 
+@stack_traced_lists
 def nancumsum(a, axis=None, dtype=None):
     return red.cumsum(lax.select(lax.isnan(a), 0.0, a), axis, dtype)
 
 
+@stack_traced_lists
 def nancumprod(a, axis=None, dtype=None):
     return red.cumprod(lax.select(lax.isnan(a), 1.0, a), axis, dtype)
 
 
+@stack_traced_lists
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False):
     """quantile of the non-NaN values of each slice (NaN for an all-NaN slice). NaNs sort
@@ -211,12 +220,14 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     return _shaped(val, q, a, axes, keepdims)
 
 
+@stack_traced_lists
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False):
     return nanquantile(a, _percent(q, "nanpercentile"), axis, out, overwrite_input, method,
                        keepdims)
 
 
+@stack_traced_lists
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median of the non-NaN values (NaNs sort last; the middle positions come from the
     traced count, so this stages); NaN for an all-NaN slice."""
@@ -230,16 +241,19 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _shaped(val, q, a, axes, keepdims)
 
 
+@stack_traced_lists
 def nanargmax(a, axis=None, keepdims=False):
     return red.argmax(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
 
 
+@stack_traced_lists
 def nanargmin(a, axis=None, keepdims=False):
     return red.argmin(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
 
 
 # --- covariance --------------------------------------------------------------------------------
 
+@stack_traced_lists
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
         *, dtype=None):
     """np.cov: variables in rows (rowvar=True) or columns; optional frequency and analytic
@@ -280,6 +294,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return reshape(c, ()) if shape_of(c) == (1, 1) else c
 
 
+@stack_traced_lists
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     """Pearson correlations: cov / sqrt(outer(var, var)), clipped to [-1, 1] as NumPy does."""
     c = cov(x, y, rowvar, dtype=dtype)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import BoundedCache, Primitive, ShapedArray, avals_key, get_aval, is_float
+from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from ..ir.numba_backend.lowering import ufunc_rule
@@ -90,6 +91,30 @@ def dtype_of(x):
 
 def shape_of(x):
     return get_aval(x).shape
+
+
+def preferred_dtype(input_dtype, preferred, where):
+    """The result type a product with `preferred_element_type` has (JAX's rule): integer
+    inputs may give integers or floats, floats floats, complex complex; signed integers stay
+    signed; never narrower than the inputs' (promoted) type. Anything else is a TypeError."""
+    try:
+        want = np.dtype(preferred)
+    except TypeError:
+        raise FxadTypeError(f"{where}: preferred_element_type {preferred!r} is not a dtype") \
+            from None
+    have = np.dtype(input_dtype)
+    if want.kind not in "biufc":
+        raise FxadTypeError(f"{where}: preferred_element_type {want} is not a number type")
+    kinds = {"i": "iuf", "u": "iuf", "f": "f", "c": "c", "b": "biufc"}[have.kind]
+    if want.kind not in kinds or (have.kind == "i" and want.kind == "u"):
+        raise FxadTypeError(
+            f"{where}: preferred_element_type {want} does not fit inputs of type {have}; the "
+            "combinations are (integer, integer of the same signedness or float), (float, "
+            "float), (complex, complex)")
+    if want.itemsize < have.itemsize:
+        raise FxadTypeError(f"{where}: preferred_element_type {want} is narrower than the "
+                            f"inputs' type {have}; pass {have} or a wider type, or None")
+    return want
 
 
 def norm_axes(x, axes, name):

@@ -9,12 +9,14 @@ names, and symmetric gradients.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import lax
 from .. import numpy as fnp
 from ..core import Tracer
-from ..errors import FxadValueError
+from ..errors import ConcretizationError, FxadValueError
 from ..numpy.linalg import (_matrices, as_float, det, hermitian_matrices, inv, norm,  # noqa: F401
                             solve_operands, svd as _np_svd)
 from ..numpy.manipulation import diagonal as _diagonal
@@ -197,9 +199,42 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
 
 
 def sqrtm(A, disp=True, blocksize=64):
-    """The principal square root (real for a real matrix whose root is real; a real matrix
-    whose root is complex is refused with a message: pass it as complex)."""
-    return _syl.sqrtm(_matrices("sqrtm", A, square=True))
+    """The principal square root, with SciPy's dtype: a real matrix's root is real unless
+    the matrix has a negative eigenvalue, then complex. That needs the values, so under jit
+    or vmap a real matrix gets a real root (and one with a negative eigenvalue is refused,
+    naming the fix: pass it as complex)."""
+    a = _matrices("sqrtm", A, square=True)
+    if fnp.result_type(a).kind == "c":
+        return _syl.sqrtm(a)
+    try:
+        value = a.concrete_value("sqrtm") if isinstance(a, Tracer) else a
+    except ConcretizationError:
+        return _syl.sqrtm(a)
+    return _syl.sqrtm(a, complex_out=_syl.root_is_complex(value))
+
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """x with A x = b for the banded A stored as SciPy stores it, ab[u + i - j, j] = A[i, j]
+    (ab's corner entries outside the matrix are not read, and their derivative is 0). b is
+    a vector (M,) or matrices (..., M, K); ab may carry leading batch dims."""
+    l, u = (int(operator.index(k)) for k in l_and_u)
+    if l < 0 or u < 0:
+        raise FxadValueError(f"solve_banded: l and u must be >= 0, got {(l, u)}")
+    ab, b = as_float(ab), as_float(b)
+    sa, sb = fnp.shape(ab), fnp.shape(b)
+    if len(sa) < 2 or sa[-2] != l + u + 1:
+        raise FxadValueError(f"solve_banded: invalid values for the number of lower and upper "
+                             f"diagonals: l + u + 1 ({l + u + 1}) does not equal ab.shape[-2] "
+                             f"(ab has shape {sa})")
+    if not sb or sb[0 if len(sb) == 1 else -2] != sa[-1]:
+        raise FxadValueError(f"solve_banded: shapes of ab {sa} and b {sb} are not compatible")
+    if len(sb) == 1:
+        b = lax.broadcast_to(b, sa[:-2] + sb) if sa[:-2] else b
+    else:
+        lead = np.broadcast_shapes(sa[:-2], sb[:-2])
+        ab = ab if sa[:-2] == lead else lax.broadcast_to(ab, lead + sa[-2:])
+        b = b if sb[:-2] == lead else lax.broadcast_to(b, lead + sb[-2:])
+    return _syl.solve_banded(ab, b, l, u)
 
 
 def schur(a, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
@@ -275,5 +310,5 @@ def toeplitz(c, r=None):
 
 __all__ = ["LUFactor", "ChoFactor", "lu_factor", "lu_solve", "cholesky", "cho_factor",
            "cho_solve", "solve_triangular", "solve", "expm", "expm_frechet", "inv", "det",
-           "eigh", "qr", "svd", "norm", "lu", "sqrtm", "schur", "polar", "solve_sylvester",
+           "eigh", "qr", "svd", "norm", "lu", "sqrtm", "solve_banded", "schur", "polar", "solve_sylvester",
            "eigh_tridiagonal", "block_diag", "toeplitz"]

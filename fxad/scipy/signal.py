@@ -8,8 +8,9 @@ import numpy as np
 from .. import lax
 from .. import numpy as fnp
 from ..errors import FxadValueError
+from ..lax.products import canonicalize_precision
 from ..numpy.linalg import as_float
-from ..rules.contraction.signal_conv import convolve_window, mode_window
+from ..rules.contraction.signal_conv import convolve_window, freq_window, mode_window
 
 _METHODS = ("auto", "direct", "fft")
 
@@ -26,7 +27,8 @@ def _operands(name, in1, in2, method):
     return in1, in2
 
 
-def convolve(in1, in2, mode="full", method="auto"):
+def convolve(in1, in2, mode="full", method="auto", precision=None):
+    canonicalize_precision(precision, "convolve")
     in1, in2 = _operands("convolve", in1, in2, method)
     start, size = mode_window(mode, fnp.shape(in1), fnp.shape(in2))
     return convolve_window(in1, in2, start, size, method)
@@ -37,22 +39,25 @@ def _reverse_and_conj(x):
     return lax.conj(out)
 
 
-def correlate(in1, in2, mode="full", method="auto"):
+def correlate(in1, in2, mode="full", method="auto", precision=None):
     """convolve(in1, in2 reversed and conjugated), as SciPy defines it."""
+    canonicalize_precision(precision, "correlate")
     in1, in2 = _operands("correlate", in1, in2, method)
     return convolve(in1, _reverse_and_conj(in2), mode, method)
 
 
 def fftconvolve(in1, in2, mode="full", axes=None):
-    if axes is not None:
-        nd = fnp.ndim(in1)
-        if sorted(int(a) % max(nd, 1) for a in np.atleast_1d(axes)) != list(range(nd)):
-            raise FxadValueError("fftconvolve: axes other than all of them are not supported; "
-                                 "use vmap over the other axes")
-    return convolve(in1, in2, mode, method="fft")
+    """Convolution by FFT along `axes` (default: all), elementwise along the other axes, where
+    the operands' lengths must be equal or 1 (broadcast), as SciPy's."""
+    in1, in2 = _operands("fftconvolve", in1, in2, "fft")
+    if fnp.ndim(in1) == 0:
+        return lax.mul(in1, in2)
+    conv, start, size = freq_window(mode, fnp.shape(in1), fnp.shape(in2), axes)
+    return convolve_window(in1, in2, start, size, "fft", conv)
 
 
 def oaconvolve(in1, in2, mode="full", axes=None):
+    """SciPy's overlap-add convolution has fftconvolve's values (up to rounding)."""
     return fftconvolve(in1, in2, mode, axes)
 
 
@@ -87,13 +92,16 @@ def _conv2d(name, in1, in2, mode, boundary, fillvalue, correlating=False):
                            "direct")
 
 
-def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=None):
+    canonicalize_precision(precision, "convolve2d")
     return _conv2d("convolve2d", in1, in2, mode, boundary, fillvalue)
 
 
-def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=None):
     """convolve2d with in2 reversed and conjugated (for 'valid' with in2 the larger, SciPy
-    swaps the inputs and reverses the result: the same values)."""
+    swaps the inputs and reverses the result: the same values). `precision` (JAX's) is
+    checked and ignored, here and in the other convolutions: fxad/lax/products.py."""
+    canonicalize_precision(precision, "correlate2d")
     return _conv2d("correlate2d", in1, in2, mode, boundary, fillvalue, correlating=True)
 
 

@@ -14,9 +14,9 @@ from ..errors import FxadTypeError, FxadValueError
 from ..lax import logistic as expit  # noqa: F401
 from ..numpy.methods import register_counterparts
 from ..rules.special.basic import (  # noqa: F401
-    digamma, entr, erf, erfc, erfcx, erfinv, gamma, gammaln, log_ndtr, logit, ndtr, ndtri,
-    polygamma as _polygamma, xlog1py, xlogy)
-from ..rules.special.bessel import bessel_i, bessel_ie, bessel_j
+    digamma, entr, erf, erfc, erfcinv, erfcx, erfinv, gamma, gammaln, log_ndtr, logit, ndtr,
+    ndtri, polygamma as _polygamma, rgamma, xlog1py, xlogy)
+from ..rules.special.bessel import bessel_i, bessel_ie, bessel_j, bessel_k, bessel_ke, bessel_y
 from ..rules.special.hypergeometric import (  # noqa: F401
     boxcox, boxcox1p, exprel_d, hyp1f1, hyp2f1, riemann_zeta, sph_harm_y as _sph_harm_y,
     zeta as _hurwitz_zeta)
@@ -25,7 +25,7 @@ from ..rules.special.incomplete import (  # noqa: F401
     stdtrit)
 from ..rules.special.integrals import (  # noqa: F401
     binom, ci as _ci, dawsn, exp1, expi, expn, fresnel_c as _fresnel_c,
-    fresnel_s as _fresnel_s, gammasgn, kl_div, loggamma, owens_t, poch, rel_entr,
+    fresnel_s as _fresnel_s, gammasgn, kl_div, loggamma, ndtri_exp, owens_t, poch, rel_entr,
     si as _si, spence, wofz)
 from ._logsumexp import as_float, log_softmax, logsumexp, shape, softmax  # noqa: F401
 
@@ -66,7 +66,7 @@ def i1e(x):
 def _promoted(v, x):
     """x in the float dtype SciPy's ufunc computes (v, x) in: an order given as a NumPy value
     takes part in the promotion (a float32 order with a Python float x gives float32)."""
-    if type(v) in (int, float):
+    if type(v) in (int, float) or isinstance(v, Tracer):  # (a traced order is refused next)
         return x
     xd = x if type(x) in (int, float, bool) else x.aval.sample() if isinstance(x, Tracer) \
         else np.asarray(x).dtype  # (a traced Python scalar's sample stays a weak Python number)
@@ -92,6 +92,95 @@ def j0(x):
 
 def j1(x):
     return bessel_j(x, 1)
+
+
+jn = jv  # SciPy's integer-order name for jv (the same ufunc loops)
+
+
+def y0(x):
+    return bessel_y(x, 0)
+
+
+def y1(x):
+    return bessel_y(x, 1)
+
+
+def _integer_order(n, x):
+    """x as SciPy's yn/kn compute it: an integer order selects their (long, double) loop, so
+    a float32 x gives float64; a float order keeps the float loops (and is truncated)."""
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool):
+        x = as_float(x)
+        return lax.convert_element_type(x, np.float64) if \
+            np.dtype(x.aval.dtype if isinstance(x, Tracer) else np.asarray(x).dtype) \
+            .kind == "f" else x
+    return _promoted(n, x)
+
+
+def yn(n, x):
+    """Y_n(x), SciPy's integer-order function (a non-integer n is truncated, as SciPy does)."""
+    return bessel_y(_integer_order(n, x), _static_order("yn", n), integer=True)
+
+
+def yv(v, x):
+    return bessel_y(_promoted(v, x), _static_order("yv", v))
+
+
+def k0(x):
+    return bessel_k(x, 0)
+
+
+def k0e(x):
+    return bessel_ke(x, 0)
+
+
+def k1(x):
+    return bessel_k(x, 1)
+
+
+def k1e(x):
+    return bessel_ke(x, 1)
+
+
+def kn(n, x):
+    """K_n(x), SciPy's integer-order function (a non-integer n is truncated, as SciPy does)."""
+    return bessel_k(_integer_order(n, x), _static_order("kn", n), integer=True)
+
+
+def kv(v, x):
+    return bessel_k(_promoted(v, x), _static_order("kv", v))
+
+
+def kve(v, x):
+    return bessel_ke(_promoted(v, x), _static_order("kve", v))
+
+
+# NumPy's functions under SciPy's names, computed in the dtype SciPy's loops use (float16 in
+# float32, integers in float64)
+def _in_scipys_dtype(ufunc, x):
+    dt = x.aval.dtype if isinstance(x, Tracer) else np.asarray(x).dtype
+    with np.errstate(all="ignore"):
+        want = ufunc(np.ones((), dt)).dtype
+    return lax.convert_element_type(x, want) if want != dt else x
+
+
+def log1p(x):
+    return lax.log1p(_in_scipys_dtype(_sc.log1p, x))
+
+
+def expm1(x):
+    return lax.expm1(_in_scipys_dtype(_sc.expm1, x))
+
+
+def exp2(x):
+    return lax.exp2(_in_scipys_dtype(_sc.exp2, x))
+
+
+def exp10(x):
+    return lax.pow(10.0, _in_scipys_dtype(_sc.exp10, x))
+
+
+def cbrt(x):
+    return lax.cbrt(_in_scipys_dtype(_sc.cbrt, x))
 
 
 def bessel_jn(z, *, v=0, n_iter=50):
@@ -190,7 +279,9 @@ __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma", "gammal
            "bessel_jn", "zeta", "exprel", "psi", "fresnel", "sici", "sph_harm_y", "multigammaln",
            "factorial", "comb", "bernoulli", "boxcox", "boxcox1p", "hyp1f1", "hyp2f1", "binom",
            "dawsn", "erfcx", "exp1", "expi", "expn", "gammasgn", "kl_div", "loggamma", "owens_t",
-           "poch", "rel_entr", "spence", "wofz"]
+           "poch", "rel_entr", "spence", "wofz", "jn", "y0", "y1", "yn", "yv", "k0", "k0e", "k1",
+           "k1e", "kn", "kv", "kve", "erfcinv", "rgamma", "ndtri_exp", "log1p", "expm1", "exp2",
+           "exp10", "cbrt"]
 
 # NumPy dispatch (fxad/numpy/methods.py): scipy.special's ufuncs applied to traced values
 register_counterparts(**{"scipy.special": sys.modules[__name__]})

@@ -263,3 +263,47 @@ def test_backward_differentiates_only_inputs_with_tangents():
     close(fxad.vmap(fxad.grad(f, 1), in_axes=(None, 0))(PARAMS, xs),
           np.stack([fxad.grad(plain, 1)(PARAMS, x) for x in xs]))
     close(fxad.hessian(f, 1)(PARAMS, X), fxad.hessian(plain, 1)(PARAMS, X), rtol=1e-10)
+
+
+def _layer(w, x):
+    return fnp.sin(fnp.dot(w, x))
+
+
+def _three_layers(w1, w2, w3, x):
+    return _layer(w3, _layer(w2, _layer(w1, x)))
+
+
+_WS = (np.ones((5, 4)), np.ones((6, 5)), np.ones((7, 6)), np.ones(4))
+
+
+@pytest.mark.parametrize("case", ["plain", "checkpoint", "dots", "names"])
+def test_saved_residuals_say_what_each_policy_keeps(case, capsys):
+    """Each sin layer's reverse pass needs cos(W x) (or sin's input, to recompute it) and the
+    next layer needs sin(W x); what is kept of them is the checkpoint policy's choice."""
+    f = {"plain": _three_layers,
+         "checkpoint": lambda w1, w2, w3, x: _layer(w3, fxad.checkpoint(_layer)(
+             w2, fxad.checkpoint(_layer)(w1, x))),
+         "dots": fxad.checkpoint(
+             _three_layers, policy=fxad.checkpoint_policies.dots_with_no_batch_dims_saveable),
+         "names": fxad.checkpoint(
+             lambda w1, w2, w3, x: _layer(w3, _layer(w2, fxad.checkpoint_name(
+                 _layer(w1, x), "a"))),
+             policy=fxad.checkpoint_policies.save_only_these_names("a"))}[case]
+    saved = fxad.saved_residuals(f, *_WS)
+    args = [(a.shape, o) for a, o in saved if o.startswith("from the argument")]
+    made = sorted((a.shape, o) for a, o in saved if not o.startswith("from the argument"))
+    assert all(a.dtype == np.float64 for a, _ in saved)
+    assert [o for _, o in args] == [f"from the argument {n}" for n in ("w1", "w2", "w3", "x")]
+    if case == "plain":
+        assert made == [((5,), "output of cos"), ((5,), "output of sin"), ((6,), "output of cos"),
+                        ((6,), "output of sin"), ((7,), "output of cos")]
+    elif case == "checkpoint":  # checkpointed layers keep their inputs only
+        assert made == [((5,), "output of sin"), ((6,), "output of sin"), ((7,), "output of cos")]
+    elif case == "dots":
+        assert made == [((5,), "output of dot_general"), ((6,), "output of dot_general"),
+                        ((7,), "output of dot_general")]
+    else:
+        assert made == [((5,), "named 'a'")]
+    fxad.print_saved_residuals(f, *_WS)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [f"{a.str_short()} {o}" for a, o in saved]

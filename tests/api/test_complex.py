@@ -31,6 +31,17 @@ def test_grad_of_real_valued_function_follows_jax_convention():
     np.testing.assert_allclose(fxad.grad(lambda z: fnp.sum(fnp.imag(z)))(Z), -1j * np.ones(3))
 
 
+def test_abs_of_complex_zero_has_derivative_zero():
+    """Re(conj(z) dz) / |z| divides 0 by 0 at z = 0: the derivative there is 0 (JAX's value,
+    and real abs's: sign(0) = 0), not NaN, e.g. for |x|² of a triangular factor's zeros."""
+    z = np.array([0j, 3 + 4j])
+    want = np.array([0j, 2 * (3 - 4j)])
+    for g in (fxad.grad(lambda z: fnp.sum(fnp.abs(z) ** 2)),
+              fxad.jit(fxad.grad(lambda z: fnp.sum(fnp.abs(z) ** 2)))):
+        np.testing.assert_allclose(g(z), want, rtol=1e-15)
+    np.testing.assert_allclose(fxad.jvp(fnp.abs, (z,), (np.full(2, 1 + 1j),))[1], [0, 1.4])
+
+
 def test_holomorphic():
     np.testing.assert_allclose(fxad.grad(fnp.sin, holomorphic=True)(1 + 2j), np.cos(1 + 2j))
     np.testing.assert_allclose(fxad.grad(lambda z: z ** 3, holomorphic=True)(1 - 1j),
@@ -122,32 +133,31 @@ def test_complex_linalg_values_and_derivatives(name, f, ref, args):
 @pytest.mark.parametrize("name,f", [
     ("eigh", lambda a: fnp.linalg.eigh(a)), ("qr", lambda a: fnp.linalg.qr(a)),
     ("svd", lambda a: fnp.linalg.svd(a)), ("norm2", lambda a: fnp.linalg.norm(a, 2))])
-def test_complex_decompositions_compute_values_but_refuse_derivatives(name, f):
-    """Their derivative rules are written for real matrices: a clear error, never a wrong
-    derivative. Values (eager and staged, with NumPy's dtypes) need no rule."""
+def test_complex_decompositions_values_and_derivatives(name, f):
+    """Values (eager and staged, with NumPy's dtypes) are NumPy's; the derivatives, once
+    refused, exist (tests/rules/test_linalg_complex.py checks them to second order)."""
     want = [np.asarray(x) for x in fxad.tree_util.tree_leaves(f(_H))]
     got = fxad.tree_util.tree_leaves(fxad.jit(f)(_H))
     assert [x.dtype for x in got] == [x.dtype for x in want]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
-    loss = lambda a: sum(fnp.sum(fnp.abs(x)) for x in fxad.tree_util.tree_leaves(f(a)))
-    with pytest.raises(TypeError, match="complex matrix cannot be differentiated"):
-        fxad.grad(loss)(_H)
+    # |x|² of every result: smooth, and unchanged by the vectors' phases
+    loss = lambda a: sum(fnp.sum(fnp.abs(x) ** 2) for x in fxad.tree_util.tree_leaves(f(a)))
+    g = fxad.grad(loss)(_H)
+    assert g.dtype == np.complex128 and np.all(np.isfinite(g))
+    np.testing.assert_allclose(fxad.jit(fxad.grad(loss))(_H), g, rtol=1e-11, atol=1e-12)
 
 
-def test_complex_hermitian_eigenvalues_differentiate_to_first_order():
+def test_complex_hermitian_eigenvalues_differentiate_to_second_order():
     """dw = Re diag(vᴴ dA v) does not depend on the eigenvectors' phases; the second
-    derivative would (through eigh's rule), so it is refused."""
+    derivative goes through eigh's rule."""
     for lower in (True, False):
         f = lambda a: fnp.linalg.eigvalsh(a, "L" if lower else "U")
         np.testing.assert_allclose(f(_H), np.linalg.eigvalsh(_H, "L" if lower else "U"))
-        check_grads(herm_in(f), (_H,), order=1)
+        check_grads(herm_in(f), (_H,), order=2)
         loss = lambda a: fnp.sum(f(a) * np.arange(1.0, 4.0))
         np.testing.assert_allclose(fxad.jit(fxad.grad(loss))(_H), fxad.grad(loss)(_H),
                                    rtol=1e-12)
-    first = fxad.grad(lambda a: fnp.sum(fnp.linalg.eigvalsh(a) ** 2))
-    with pytest.raises(TypeError, match="eigh of a complex matrix cannot be differentiated"):
-        fxad.grad(lambda a: fnp.real(first(a)[0, 1]))(_H)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -664,6 +664,41 @@ def test_custom_jvp_defjvps():
     close(fxad.hessian(lambda y: fnp.sum(xsiny(X, y)))(Y), np.diag(-X * np.sin(Y)))
 
 
+def test_rules_run_the_function_as_often_as_jax_does():
+    """A rule that calls its custom function (JAX's pattern) makes it run once per
+    evaluation: the check of the rule's primal output reuses that run instead of running the
+    function again (its side effects show as many times as in JAX)."""
+    calls = []
+
+    @fxad.custom_jvp
+    def f(x):
+        calls.append("f")
+        return fnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        calls.append("f_jvp")
+        return f(primals[0]), fnp.cos(primals[0]) * tangents[0]
+
+    @fxad.custom_vjp
+    def g(x):
+        calls.append("g")
+        return fnp.sin(x)
+    assert g.defvjp(lambda x: (calls.append("g_fwd"), (g(x), fnp.cos(x)))[1],
+                    lambda c, ct: (calls.append("g_bwd"), (c * ct,))[1]) is None
+    assert f.defjvps(lambda t, ans, x: fnp.cos(x) * t) is None  # (JAX's: returns None)
+    f.defjvp(f_jvp)
+    for h, want in [(lambda: fxad.jvp(f, (3.0,), (1.0,)), ["f_jvp", "f"]),
+                    (lambda: fxad.grad(f)(3.0), ["f_jvp", "f"]),
+                    (lambda: fxad.grad(g)(3.0), ["g_fwd", "g", "g_bwd"]),
+                    (lambda: fxad.vjp(g, 3.0)[1](1.0), ["g_fwd", "g", "g_bwd"])]:
+        calls.clear()
+        h()
+        assert calls == want
+    close(fxad.grad(g)(3.0), np.cos(3.0))
+    close(fxad.jvp(f, (3.0,), (2.0,))[1], 2 * np.cos(3.0))
+
+
 def test_custom_jvp_defjvps_none_means_no_dependence():
     @fxad.custom_jvp
     def only_x(x, y):

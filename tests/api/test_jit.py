@@ -4,6 +4,7 @@ rule-table row runs under jit in its own table (tests/rules/common.py's jit chec
 
 Expected values always come from un-jitted fxad or from NumPy, never from jit itself."""
 import ast
+import functools
 import re
 
 import numpy as np
@@ -125,6 +126,30 @@ def test_cache_is_bounded():
     jf(np.arange(1.0))  # the oldest was evicted: traced again
     assert len(calls) == 101
     assert len(jf.cache) <= jf.CACHE_SIZE
+
+
+def test_jit_of_the_same_function_shares_its_cache():
+    """JAX keys its cache on the function: jit(f)(x) written inline traces f once; other
+    options, another function, another partial or another instance's bound method (whose
+    instance is baked into the program) trace anew."""
+    f, calls = _counting(lambda x: x * 2.0)
+    for i in range(3):
+        np.testing.assert_array_equal(fxad.jit(f)(np.full(2, float(i))), np.full(2, 2.0 * i))
+    assert len(calls) == 1
+    fxad.jit(f, static_argnums=0)(3.0)
+    fxad.jit(f, static_argnums=0)(3.0)
+    assert len(calls) == 2
+
+    class Scale:
+        def __init__(self, s):
+            self.s = s
+
+        def apply(self, x):
+            return x * self.s
+    assert fxad.jit(Scale(2.0).apply)(1.0) == 2.0 and fxad.jit(Scale(3.0).apply)(1.0) == 3.0
+    p2, p3 = (functools.partial(lambda s, x: x * s, s) for s in (2.0, 3.0))
+    assert fxad.jit(p2)(1.0) == 2.0 and fxad.jit(p3)(1.0) == 3.0
+    assert fxad.jit(np.sin)(0.5) == np.sin(0.5)  # a callable that takes no attributes
 
 
 # --- concretization ------------------------------------------------------------------------------
@@ -454,3 +479,18 @@ def test_repeat_calls_with_lists_and_tuples_take_the_fast_path():
     for _ in range(2):
         np.testing.assert_allclose(g({"a": x}), 2 * x)
     assert len(g.fast) == 0
+
+
+def test_string_leaves_are_refused_with_the_fix():
+    """A string among jit's arguments is refused at the call, as JAX refuses it, naming
+    static arguments as the fix; as a static argument it works."""
+    from typing import Any, NamedTuple
+
+    class Named(NamedTuple):
+        name: str
+        a: Any
+    with pytest.raises(fxad.errors.FxadTypeError, match="static_argnums"):
+        fxad.jit(lambda c: c.a * 2.0)(Named("moc", 1.0))
+    with pytest.raises(TypeError, match="static_argnums"):
+        fxad.jit(lambda s, x: x)("a", 1.0)
+    assert fxad.jit(lambda s, x: x * len(s), static_argnums=0)("ab", 1.5) == 3.0

@@ -133,6 +133,33 @@ def test_vjp_basic_and_has_aux():
     close(res[0], np.cos(x) * (A.T @ ct))
 
 
+@pytest.mark.parametrize("where", ["eager", "jit"])
+def test_vjp_function_is_a_pytree_of_its_residuals(where):
+    """As JAX's: the function vjp returns flattens to the residuals and unflattens to a
+    function giving the same cotangents; it can leave a jitted function, be rebuilt from
+    traced residuals, and be differentiated through."""
+    from fxad.tree_util import tree_flatten, tree_unflatten
+    f = lambda w, x: fnp.sin(fnp.dot(w, x)) * x[0]  # noqa: E731
+    w, x, ct = np.arange(6.0).reshape(3, 2) / 7, np.array([0.4, -1.1]), np.array([1., 2., -1.])
+    make = (lambda w, x: fxad.vjp(f, w, x)) if where == "eager" else \
+        fxad.jit(lambda w, x: fxad.vjp(f, w, x))
+    y, f_vjp = make(w, x)
+    want = fxad.vjp(f, w, x)[1](ct)
+    leaves, tree = tree_flatten(f_vjp)
+    assert leaves and all(isinstance(a, (np.ndarray, np.generic)) for a in leaves)
+    for got in (f_vjp(ct), tree_unflatten(tree, leaves)(ct),
+                fxad.jit(lambda res, c: tree_unflatten(tree, res)(c))(leaves, ct)):
+        for g, w_ in zip(got, want):
+            np.testing.assert_allclose(g, w_, rtol=1e-13)
+    # differentiating through a pullback rebuilt from residuals (which depend on w)
+    gw = fxad.grad(lambda w: fnp.sum(tree_unflatten(
+        tree, tree_flatten(fxad.vjp(f, w, x)[1])[0])(ct)[1]))(w)
+    np.testing.assert_allclose(gw, fxad.grad(lambda w: fnp.sum(fxad.vjp(f, w, x)[1](ct)[1]))(w),
+                               rtol=1e-12)
+    with pytest.raises(TypeError, match="structure"):
+        tree_unflatten(tree, leaves)((ct, ct))
+
+
 def test_vjp_multiple_primals_returns_tuple():
     x, y = np.array([1.0, 2.0]), np.array([0.5, -0.5])
     out, f_vjp = fxad.vjp(lambda a, b: a * b + fnp.exp(b), x, y)

@@ -35,7 +35,7 @@ CASES = {"eager": (log_sum, X), "jit": (fxad.jit(log_sum), X),
 def test_names_the_primitive_and_the_user_line(name):
     f, arg = CASES[name]
     with fxad.debug_nans():
-        with pytest.raises(FloatingPointError, match=r"'log'.*test_debug_nans\.py:\d+"):
+        with pytest.raises(FloatingPointError, match=r"'log'.*test_nans\.py:\d+"):
             f(arg)
     assert core._nan_hook is None  # removed again when the block exits by an exception
 

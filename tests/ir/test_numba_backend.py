@@ -141,7 +141,16 @@ for _ax in (None, 0, 1, 2, (0, 2), (1, 2), (0, 1)):
     PROGRAMS.append((f"sum-f32-keepdims-axis{_ax}", lambda x, a=_ax: fnp.sum(x, axis=a,
                                                                         keepdims=True),
                   (_X3.astype(np.float32),)))
+# sums past 8 terms along a reduced axis before an unreduced one: reduce_sum's tree, after
+# the trailing run's pairwise sums; a transposed operand is summed in C order
+_X4 = _R.normal(size=(12, 5, 17, 3)) * 10.0 ** _R.uniform(-3, 3, size=(12, 5, 17, 3))
+for _ax in ((0, 2, 3), (0, 1, 3), (2,), (0, 2)):
+    PROGRAMS.append((f"sum-tree-axis{_ax}", lambda x, a=_ax: fnp.sum(x, axis=a), (_X4,)))
+    PROGRAMS.append((f"sum-tree-f32-keepdims-axis{_ax}",
+                     lambda x, a=_ax: fnp.sum(x, axis=a, keepdims=True), (_X4.astype(np.float32),)))
 PROGRAMS += [
+    ("sum-transposed", lambda x: fnp.sum(x.T, axis=1), (_X3[0],)),
+    ("sum-trailing-of-transposed", lambda x: fnp.sum(fnp.transpose(x, (2, 0, 1)), axis=(1, 2)), (_X3,)),
     ("sum-int", lambda x: fnp.sum(x, axis=1), (np.arange(60, dtype=np.int32).reshape(6, 10),)),
     ("max-nan", lambda x: fnp.max(x, axis=0), (pair()[0],)),
     ("mean-of-chain", lambda x: fnp.mean(fnp.exp(x) * 2.0), (_X3[0, :, 0] / 1e3,)),

@@ -309,3 +309,80 @@ def test_predicates_are_staged_under_jit():
     x = np.array([0.5, 2.0, 0.0])
     assert f(x) == 2.5 + 2
     assert f(x - 2) == 2
+
+
+# Lists (and tuples) of traced values given to the NumPy functions whose dispatch looks
+# inside sequences (NumPy hands the list to fxad), and the joining functions' dtype= and
+# casting= keywords. Values against NumPy on the same (concrete) lists.
+PLAIN_LISTS = [
+    ("concatenate", lambda x: np.concatenate([x[:2], x, np.ones(2)]) ** 2),
+    ("concat-casting", lambda x: np.concat((x, 2 * x), casting="no")),
+    ("concatenate-dtype", lambda x: np.concatenate([x, x], axis=None, dtype=np.float32)),
+    ("stack-scalars", lambda x: np.stack([x[0], x[1] * x[2], 1.0])),
+    ("stack-dtype", lambda x: np.stack((x, x ** 2), axis=1, dtype=np.float64, casting="equiv")),
+    ("vstack-dtype", lambda x: np.vstack([x, x * 2, np.ones(4)], dtype=np.float32)),
+    ("hstack-scalars", lambda x: np.hstack([x[0], x[1], 3.0, x], casting="safe")),
+    ("dstack", lambda x: np.dstack([x, x ** 2])),
+    ("column_stack", lambda x: np.column_stack([x, np.sin(x)])),
+    ("block", lambda x: np.block([[x[0], x[1]], [x[2], 1.0]])),
+    ("select", lambda x: np.select([x > 1, x < 0], [x, x ** 2], default=0.5)),
+    ("choose", lambda x: np.choose(np.array([0, 1, 0, 1]), [x, x ** 2])),
+    ("piecewise", lambda x: np.piecewise(x, [x > 1], [lambda v: v ** 2, lambda v: v])),
+    ("multi_dot", lambda x: np.linalg.multi_dot([x, np.outer(x, x), x])),
+    ("broadcast_arrays", lambda x: np.broadcast_arrays(x, x[:1] * 2)[1]),
+    ("meshgrid", lambda x: np.meshgrid(x, x[:2] ** 2)[1]),
+    ("einsum-sublists", lambda x: np.einsum(x, [0], np.outer(x, x), [0, 1], [1])),
+]
+
+
+@pytest.mark.parametrize("name,fn", PLAIN_LISTS, ids=[p[0] for p in PLAIN_LISTS])
+def test_lists_of_traced_values_are_handed_to_fxad(name, fn):
+    x = np.array([0.35, -1.2, 0.8, 2.05])
+    want = fn(x)  # NumPy itself, on concrete values
+    got = fxad.jit(fn)(x)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_allclose(got, want, rtol=1e-6 if want.dtype == np.float32 else 1e-14)
+    f = lambda x: np.sum(fn(x) ** 2).astype(np.float64)  # noqa: E731
+    if want.dtype == np.float64:
+        check_grads(f, (x,), order=2)
+    g = fxad.grad(f)(x)
+    np.testing.assert_allclose(fxad.jit(fxad.grad(f))(x), g, rtol=1e-12)
+    xs = np.stack([x, x[::-1]])
+    np.testing.assert_allclose(fxad.vmap(fxad.grad(f))(xs), np.stack([fxad.grad(f)(r) for r in xs]),
+                               rtol=1e-12)
+
+
+def test_joining_casting_errors_are_numpys():
+    x = np.ones(2)
+    for fn in (lambda x: np.concatenate([x, x.astype(np.float32)], casting="no"),
+               lambda x: np.vstack([x, x], dtype=np.int64),
+               lambda x: np.stack([x, x], casting="bogus")):
+        with pytest.raises((TypeError, ValueError)) as want:
+            fn(x)
+        with pytest.raises(type(want.value), match=str(want.value)[:30].replace("(", r"\(")
+                           .replace(")", r"\)")):
+            fxad.jit(fn)(x)
+
+
+@pytest.mark.parametrize("name,fn,hint", [
+    ("np.sum([a, b])", lambda w: np.sum([w[0], w[1]]), r"numpy's sum was given traced values "
+     r"inside a list or tuple \(argument 'a'\).*np.stack\(a\)"),
+    ("np.mean((a, b))", lambda w: np.mean((w[0], w[1])), r"numpy's mean .* np.stack\(a\)"),
+    ("np.median", lambda w: np.median([w[0], w[1]]), r"numpy's median .* np.stack\(a\)"),
+    ("np.r_", lambda w: np.sum(np.r_[w, 1.0]), r"np.r_\[...\] converts .* fxad.numpy.r_\[...\]"),
+    ("np.c_", lambda w: np.sum(np.c_[w, w]), r"np.c_\[...\] converts .* fxad.numpy.c_\[...\]"),
+    ("np.vectorize", lambda w: np.sum(np.vectorize(lambda a: a)(w)), r"vectorize.__call__ "
+     r"converts its arguments.*fxad.numpy.vectorize"),
+    ("np.array([a, b])", lambda w: np.sum(np.array([w[0], w[1]])), r"for traced values in a "
+     r"list given to NumPy .* np.stack\(\[a, b\]\) first"),
+    ("np.exp([a, b])", lambda w: np.sum(np.exp([w[0], w[1]])), r"np.stack\(\[a, b\]\) first"),
+    ("np.asarray(list)", lambda w: np.sum(np.asarray([w[0], w[1]])), r"np.stack\(\[a, b\]\)"),
+])
+def test_what_numpy_makes_impossible_names_the_fix(name, fn, hint):
+    """NumPy converts these to plain arrays before any dispatch (notes/06): a clear error
+    naming the fix, under every transformation, never a value."""
+    from fxad.errors import TracerArrayConversionError
+    x = np.array([0.5, 1.0, 2.0])
+    for t in (fxad.grad, fxad.jit, fxad.vmap):
+        with pytest.raises(TracerArrayConversionError, match=hint):
+            t(fn)(x if t is not fxad.vmap else np.stack([x, x]))

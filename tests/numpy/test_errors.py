@@ -28,7 +28,19 @@ from ..rules.common import XP
     (lambda x: fnp.fft.fft(x, 0), FxadValueError, "data points"),
     (lambda x: fnp.fft.fft(x, norm="unitary"), FxadValueError, "norm"),
     (lambda x: fnp.fft.fftn(x, axes=(0, 0)), FxadValueError, "axes"),
+    # NumPy's integer conversions of a differentiated value name the two ways out
+    (lambda x: x[np.int64(x)], fxad.errors.TracerArrayConversionError, "stop_gradient"),
+    (lambda x: x[np.asarray(x, dtype=int)], fxad.errors.TracerArrayConversionError,
+     r"astype\('int64'\)"),
 ])
 def test_clear_errors(call, err, match):
     with pytest.raises(err, match=match):
         fxad.grad(lambda x: fnp.sum(call(x)))(np.array([0.3, -1.2, 0.8, 2.0]))
+
+
+@pytest.mark.parametrize("obj", [object(), [None, 1.0], {"a": 1.0}])
+def test_no_arrays_of_python_objects(obj):
+    # NumPy makes dtype=object arrays of these; fxad (as JAX) refuses them at once
+    for make in (fnp.asarray, fnp.array):
+        with pytest.raises(FxadTypeError, match="dtype=object"):
+            make(obj)

@@ -30,6 +30,8 @@ X_EIG = np.diag([1.0, 2.0, 3.0, 4.0]) + 0.1 * (M + M.T) + 0.05 * E  # distinct e
 X_GEN = M + 4 * np.eye(N)                    # neither triangle is zero
 Z = RNG.standard_normal((N, N)) + 1j * RNG.standard_normal((N, N))
 X_HPD = Z @ Z.conj().T + 4 * np.eye(N) + 0.3 * E + 0.2j * W  # neither Hermitian nor triangular
+X_BAND = M + np.outer(np.eye(N)[2], np.full(N, 5.0))  # (l, u) = (1, 2): row 2 the diagonal;
+# its corners ab[0, :2] and ab[3, -1] are not read (nonzero here)
 
 
 def _squares(v):
@@ -72,6 +74,7 @@ ROWS = [
      X_EIG),
     ("sp_eigvalsh", lambda a: fsl.eigh(a, eigvals_only=True), X_EIG),
     ("toeplitz", lambda c: fsl.toeplitz(c[:, 0], c[0]), X_GEN),
+    ("solve_banded", lambda ab: fsl.solve_banded((1, 2), ab, B), X_BAND),
 ] + [
     (f"solve_{kind}_{'lower' if lower else 'upper'}",
      (lambda kind, lower: lambda a: fsl.solve(a, B, assume_a=kind, lower=lower))(kind, lower),
@@ -100,6 +103,11 @@ COMPLEX_ROWS = [
     ("solve_sym", lambda a: fsl.solve(a, B, assume_a="sym"), X_HPD),
     ("solve_pos", lambda a: fsl.solve(a, B, assume_a="pos"), X_HPD),
     ("solve_triangular_C", lambda a: fsl.solve_triangular(a, B, trans="C"), X_HPD),
+    ("eigh", lambda a: (lambda w, v: (w, _squares(v)))(*fnp.linalg.eigh(a)), X_HPD),
+    ("eigh_tri_U", lambda a: (lambda w, v: (w, _squares(v)))(
+        *fnp.linalg.eigh(a, "U", symmetrize_input=False)), X_HPD),
+    ("sp_eigh", lambda a: (lambda w, v: (w, _squares(v)))(*fsl.eigh(a)), X_HPD),
+    ("solve_banded", lambda ab: fsl.solve_banded((1, 2), ab, B), X_BAND + 1j * E),
 ]
 
 

@@ -82,6 +82,9 @@ def test_shapes_and_puts():
         fnp.fill_diagonal(a, 0.0, inplace=True)
     z = np.array([1 + 2j, 1 - 1j, -1 + 0j])
     np.testing.assert_array_equal(fnp.sort_complex(z), np.sort_complex(z))
+    zz = np.array([[2 + 1j, 1 - 1j, 1 + 3j], [-1 + 0j, 5 - 2j, -1 - 1j]])  # rows sort apart
+    np.testing.assert_array_equal(fnp.sort_complex(zz), np.sort_complex(zz))
+    np.testing.assert_array_equal(fnp.sort_complex(zz.real), np.sort_complex(zz.real))
     np.testing.assert_array_equal(fnp.trim_zeros(np.array([0.0, 0, 1, 2, 0])), [1.0, 2.0])
     np.testing.assert_array_equal(fnp.compress(np.array([1, 0, 1]), a, axis=0), a[[0, 2]])
     np.testing.assert_array_equal(fnp.extract(a > 6, a), a[a > 6])
@@ -111,6 +114,41 @@ def test_index_tricks():
         fnp.r_["r", fxad.numpy.ones(2)]
 
 
+M6 = np.arange(6.0).reshape(2, 3)
+CONCATENATOR_KEYS = [  # NumPy's r_/c_ rules: ndmin, trans1d (the third directive), weak numbers
+    lambda m, x: m[x, x], lambda m, x: m[x, 0, x], lambda m, x: m[x, 1:3, 7.5],
+    lambda m, x: m["0,2", x, x], lambda m, x: m["0,2,0", x, x], lambda m, x: m["1,2,0", x, x],
+    lambda m, x: m["1,2", x, x], lambda m, x: m["-1", M6, x[:2, None] * M6],
+    lambda m, x: m["0,3,1", x, x], lambda m, x: m[x, 0:1:3j], lambda m, x: m["0", M6, M6 * x],
+    lambda m, x: m[2, x, np.int32(3)], lambda m, x: m[x.astype(np.float32), 1.5],
+    lambda m, x: m[x[0], x[1]], lambda m, x: m["0,2,-2", x, M6], lambda m, x: m["0,3,-2", x, M6],
+]
+
+
+@pytest.mark.parametrize("name", ["r_", "c_"])
+@pytest.mark.parametrize("k", range(len(CONCATENATOR_KEYS)))
+def test_r_and_c_follow_numpy_for_traced_pieces(name, k):
+    """fxad.numpy.r_/c_ with traced pieces: NumPy's shapes, dtypes and values (eager, jit,
+    vmap against a loop), and a gradient; where NumPy refuses, so does fxad."""
+    from fxad.test_util import check_grads
+    key, x = CONCATENATOR_KEYS[k], np.array([1.0, 2.0, 3.0])
+    f = lambda x: key(getattr(fnp, name), x)  # noqa: E731
+    try:
+        want = key(getattr(np, name), x)
+    except ValueError:
+        with pytest.raises(ValueError):
+            fxad.jit(f)(x)
+        return
+    for got in (f(x), fxad.jit(f)(x)):
+        got = np.asarray(got)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    xs = np.stack([x, 2 * x])
+    np.testing.assert_array_equal(fxad.vmap(f)(xs), np.stack([f(v) for v in xs]))
+    if want.dtype == np.float64:  # (the float32 row: values only)
+        check_grads(f, (x,), order=2, modes=("fwd", "rev"))
+
+
 def test_predicates_dtypes_aliases():
     z = np.array([1.0, 2j])
     np.testing.assert_array_equal(fnp.iscomplex(z), np.iscomplex(z))
@@ -120,6 +158,13 @@ def test_predicates_dtypes_aliases():
                                                                                  np.ones(2))
     assert fnp.finfo(fnp.float32).eps == np.finfo(np.float32).eps
     assert fnp.issubdtype(fnp.float64, fnp.floating) and fnp.bool is np.bool
+    # NumPy's scalar type names are NumPy's own types (so `x.dtype.type is fnp.T` holds)
+    for name in ("byte", "short", "intc", "intp", "long", "longlong", "ubyte", "ushort",
+                 "uintc", "uintp", "ulong", "ulonglong", "half", "single", "double",
+                 "longdouble", "csingle", "cdouble", "clongdouble", "float32", "int8"):
+        assert getattr(fnp, name) is getattr(np, name), name
+    x = np.ones(3, fnp.longdouble)
+    assert fxad.grad(lambda v: fnp.sum(v * v))(x).dtype == np.longdouble
     np.testing.assert_allclose(fnp.acosh(np.array([2.0])), np.arccosh([2.0]))
     np.testing.assert_array_equal(fnp.hanning(5), np.hanning(5))
     np.testing.assert_allclose(fnp.vecmat(np.array([1j, 1.0]), np.eye(2)), [-1j, 1.0])

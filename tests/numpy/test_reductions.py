@@ -19,7 +19,34 @@ VALUES = [
         m.sum(x, 1, where=x > 0), m.prod(x, where=x > 0, initial=2.0),
         m.max(x, 0, initial=1.5), m.min(x, 1, where=x < 0, initial=0.0),
         m.mean(x, 0, where=x > -1)], [(M[0],)], [{}]),
+    # the spread of complex values is real: mean |x - mean|^2
+    ("spread-complex", lambda m, z: [
+        m.var(z), m.std(z, axis=0), m.var(z, axis=1, ddof=1), m.std(z, keepdims=True),
+        m.var(z, where=z.real > 0), m.nanvar(z, axis=0), m.nanstd(z), m.var(z[0, 0])],
+     [(M[0] + 1j * M[0][::-1],)], [{}]),
 ]
+
+
+def test_spread_of_complex_values_has_the_right_derivatives():
+    from fxad.test_util import check_grads
+    z = M[0] + 1j * M[0][::-1]
+    check_grads(lambda z: fnp.var(z, axis=0), (z,), order=2)
+    check_grads(lambda z: fnp.std(z, axis=1, ddof=1), (z,), order=2)
+
+
+@pytest.mark.parametrize("std", [fnp.std, fnp.nanstd])
+def test_spread_of_one_value_has_derivative_zero(std):
+    """std over one value is 0 whatever the value: its derivative is 0 (not 0 / sqrt(0)),
+    in every mode; over more values it is the usual one."""
+    import fxad
+    from fxad.test_util import check_grads
+    row = np.array([[0.5, -1.0, 2.0]])
+    assert fxad.grad(std)(3.5) == 0.0
+    assert fxad.jit(fxad.grad(std))(3.5) == 0.0
+    np.testing.assert_array_equal(fxad.jvp(lambda x: std(x, axis=0), (row,), (row,))[1], 0.0)
+    np.testing.assert_array_equal(fxad.vmap(fxad.grad(std))(row[0]), 0.0)
+    check_grads(lambda x: std(x, axis=0), (row,), order=2)
+    check_grads(lambda x: std(x, axis=1), (row,), order=2)
 
 
 @pytest.mark.parametrize("name,f,argsets,kws", VALUES, ids=[v[0] for v in VALUES])

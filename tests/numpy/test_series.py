@@ -67,3 +67,16 @@ TABLE = [
 test_row = row_tests(TABLE)
 
 
+def test_histogram_is_numpys_bit_for_bit():
+    """Edges equal NumPy's exactly (its linspace, the last edge the maximum itself) in its
+    dtype, so every value, the maximum included, falls in NumPy's bin."""
+    rng = np.random.default_rng(1)
+    for trial in range(120):
+        x = rng.standard_normal(int(rng.integers(1, 40))) * 10 ** rng.uniform(-3, 3)
+        x = [x, x.astype(np.float32), np.round(x).astype(int), np.full(x.shape, 2.5)][trial % 4]
+        for kw in [{}, {"bins": 7}, {"bins": 4, "range": (-1, 1)}, {"bins": 5, "range": (0, 0)},
+                   {"bins": 3, "range": (float(x.min()), float(x.max()))}]:
+            (wc, we), (gc, ge) = np.histogram(x, **kw), fnp.histogram(x, **kw)
+            np.testing.assert_array_equal(gc, wc, err_msg=str((trial, kw)))
+            np.testing.assert_array_equal(ge, we, err_msg=str((trial, kw)))
+            assert ge.dtype == we.dtype, (trial, kw)

@@ -25,6 +25,11 @@ VALUES = [
                                   m.vecdot(M, M[0]), _clip(m, x, -0.5, 0.5),
                                   m.einsum("i,i->", x, x, optimize=True)],
      [(V7,), (V7.astype(np.float32),)], [{}]),
+    # complex: each part on its own, as NumPy's
+    ("nan_to_num-complex", lambda m, z, **k: m.nan_to_num(z, **k),
+     [(np.array([np.nan + 1j, np.inf * 1j, complex(-np.inf, np.nan), 1 + 2j]),),
+      (np.array([np.nan + 1j, complex(np.inf, -np.inf)], np.complex64),)],
+     [{}, {"nan": 1.5, "posinf": 7.0, "neginf": -3.0}]),
 ]
 
 
@@ -150,3 +155,46 @@ def test_derivatives_at_special_points_are_finite():
     g = fxad.grad(lambda x: fnp.logaddexp(x, -np.inf))(1.0)
     assert g == 1.0
     assert np.isfinite(fxad.grad(lambda x: fnp.logaddexp(x, x))(-np.inf))
+
+
+@pytest.mark.parametrize("a,tol", [
+    (np.array([1 + 1e-15j, 2 - 0j]), 100), (np.array([1 + 1e-3j, 2.0]), 100),
+    (np.array([1 + 1e-3j, 2.0]), 1e-2), (np.array([1.0, 2.0]), 100),
+    (np.array([1 + 1e-7j], np.complex64), 1000), (np.array([1 + 1e-7j], np.complex64), 10),
+    (np.array(3 + 0j), 100),
+])
+def test_real_if_close(a, tol):
+    """NumPy's values and dtypes (real where every imaginary part is small, the input
+    otherwise); under grad (values known) the derivative of the branch NumPy takes, also
+    through plain np.real_if_close; under jit/vmap a complex input is refused clearly, a real
+    one passes through."""
+    from fxad.errors import ConcretizationError
+    from fxad.test_util import check_grads
+    want = np.real_if_close(a, tol)
+    got = fnp.real_if_close(a, tol)
+    assert np.asarray(got).dtype == want.dtype and np.shape(got) == want.shape
+    np.testing.assert_array_equal(got, want)
+    re, im = np.real(a).astype(np.float64), np.imag(a).astype(np.float64)
+    low = dict(eps=1e-2, atol=1e-4, rtol=1e-4) if a.dtype == np.complex64 else {}  # float32
+    for m in (fnp, np):
+        def f(re, im):
+            z = lax_complex(re, im).astype(a.dtype) if a.dtype.kind == "c" else re + 0 * im
+            out = m.real_if_close(z, tol)
+            return fnp.real(out) * 1.5 + fnp.imag(out) * 0.5
+        # (differences in the imaginary parts would cross NumPy's threshold: the function
+        # jumps there; the derivative is the branch's, checked exactly below)
+        check_grads(lambda re: f(re, im), (re,), order=2, modes=("fwd", "rev"), **low)
+        g = fxad.grad(lambda re, im: fnp.sum(f(re, im)), argnums=(0, 1))(re, im)
+        np.testing.assert_allclose(g[0], 1.5)
+        np.testing.assert_allclose(g[1], 0.0 if want.dtype.kind == "f" else 0.5)
+    if a.dtype.kind == "c":
+        for t in (fxad.jit, fxad.vmap):
+            with pytest.raises(ConcretizationError, match="real_if_close.*fxad.numpy.real"):
+                t(lambda z: fnp.real_if_close(z, tol))(np.atleast_1d(a))
+    else:
+        np.testing.assert_array_equal(fxad.jit(fnp.real_if_close)(a), a)
+
+
+def lax_complex(re, im):
+    from fxad import lax
+    return lax.complex(re, im)

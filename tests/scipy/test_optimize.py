@@ -149,6 +149,83 @@ def test_failed_solves_are_never_differentiated_silently():
     assert g[0] == 1.0 and np.isnan(g[1])
 
 
+def _precision_loss_objective(x, a):
+    return fnp.sum((x - a) ** 2 * fnp.arange(1.0, 4.0)) + fnp.sum(x ** 4)
+
+
+def test_a_solution_scipy_flags_is_differentiated_when_its_residual_is_tiny():
+    """BFGS with tol=1e-12 stops with status 2 ("precision loss") where the gradient is
+    already ~1e-12: the derivative is decided from the residual (a Newton step ~1e-12), not
+    from the flag, in every mode, and matches central differences of the solution."""
+    a = np.array([0.5, -1.0, 2.0])
+
+    def res(a):
+        return fo.minimize(_precision_loss_objective, np.zeros(3), args=(a,), method="BFGS",
+                           tol=1e-12)
+    r = res(fnp.asarray(a) + 0.0)
+    assert int(r.status) == 2 and not bool(r.success)
+    sol = lambda a: res(a).x  # noqa: E731
+    J = fxad.jacrev(sol)(a)
+    fd = np.stack([(np.asarray(sol(a + 1e-5 * e)) - np.asarray(sol(a - 1e-5 * e))) / 2e-5
+                   for e in np.eye(3)]).T
+    np.testing.assert_allclose(J, fd, atol=1e-7)
+    np.testing.assert_allclose(fxad.jacfwd(sol)(a), J, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(fxad.jit(fxad.jacfwd(sol))(a), J, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(fxad.vmap(fxad.jacrev(sol))(np.stack([a, a])), [J, J],
+                               rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("solver", ["root-hybr", "root-lm", "root_scalar-newton"])
+def test_root_finders_decide_from_the_residual_too(solver):
+    """The same for the root finders: SciPy's evaluation or iteration limit hit after the
+    root was found (|f| ~ 1e-17) is a failure flag, not a reason to refuse the derivative;
+    the same limit hit early (|f| ~ 1e-3) still is."""
+    def f(x, b):
+        return fnp.stack([x[0] - b + 0.01 * x[1] ** 2, 2 * x[1] + 1])
+    if solver == "root_scalar-newton":
+        def sol(b, it=1):
+            return fo.root_scalar(lambda x, b: 2 * x - b, args=(b,), x0=0.0, method="newton",
+                                  maxiter=it).root
+        assert not fo.root_scalar(lambda x, b: 2 * x - b, args=(fnp.asarray(1.5),), x0=0.0,
+                                  method="newton", maxiter=1).converged
+        want, early = 0.5, None
+    else:
+        method = solver.split("-")[1]
+        late, soon = (dict(maxfev=6), dict(maxfev=2)) if method == "hybr" else \
+            (dict(maxiter=3), dict(maxiter=2))
+
+        def sol(b, opts=late):
+            return fo.root(f, np.zeros(2), args=(b,), method=method, options=opts).x[0]
+        assert not fo.root(f, np.zeros(2), args=(fnp.asarray(1.5),), method=method,
+                           options=late).success
+        want = 1.0
+        early = lambda b: sol(b, soon)  # noqa: E731
+    np.testing.assert_allclose(fxad.grad(sol)(1.5), want, rtol=1e-10)
+    np.testing.assert_allclose(fxad.jit(fxad.grad(sol))(1.5), want, rtol=1e-10)
+    if early is not None:
+        with pytest.raises(FxadValueError, match="did not converge.*Newton step"):
+            fxad.grad(early)(1.5)
+        assert np.isnan(fxad.jit(fxad.grad(early))(1.5))
+
+
+def test_a_loose_tolerance_warns():
+    """SciPy's success with a loose tolerance: the derivative is taken (SciPy's criterion
+    was met), with an InexactSolutionWarning naming the relative Newton step."""
+    from fxad.errors import InexactSolutionWarning
+    a = np.array([0.5, -1.0, 2.0])
+    f = lambda a: fnp.sum(fo.minimize(_precision_loss_objective, np.zeros(3), args=(a,),  # noqa
+                                      method="BFGS", options=dict(gtol=0.5)).x)
+    with pytest.warns(InexactSolutionWarning, match="Newton step is .* relative to its size"):
+        g = fxad.grad(f)(a)
+    assert np.all(np.isfinite(g))
+    tight = lambda a: fnp.sum(fo.minimize(_precision_loss_objective, np.zeros(3),  # noqa
+                                          args=(a,), method="BFGS").x)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InexactSolutionWarning)
+        fxad.grad(tight)(a)  # default tolerances: no warning
+
+
 def test_minimize_errors_and_fallback():
     with pytest.raises(FxadValueError, match="constraints"):
         fxad.grad(lambda a: fnp.sum(fo.minimize(

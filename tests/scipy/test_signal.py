@@ -1,4 +1,5 @@
-"""fxad.scipy.signal: convolve/correlate (n-d, every mode and method), fftconvolve,
+"""fxad.scipy.signal: convolve/correlate (n-d, every mode and method), fftconvolve and
+oaconvolve (axes= with batch axes and broadcasting),
 convolve2d/correlate2d (every boundary): values against SciPy, derivatives to second order
 in both modes, vmap against a loop, jit; the gradient is itself a convolution (no gathers)."""
 import numpy as np
@@ -75,6 +76,65 @@ def test_vmap_jit_and_the_gradient_is_a_convolution():
     assert "convolve_window" in prims and "getitem" not in prims
 
 
+AXES = [  # (shape1, shape2, axes): batch axes of equal length or 1 (broadcast), SciPy's
+    # 'valid' swap over the axes it convolves, length-1 convolution axes
+    ((3, 5), (3, 2), 1), ((3, 5), (3, 2), -1), ((3, 5), (1, 2), 1), ((4, 5), (1, 2), (0, 1)),
+    ((1, 5), (3, 2), None), ((2, 6, 5), (2, 3, 1), (1,)), ((2, 6, 5), (2, 3, 4), (1, 2)),
+    ((2, 6, 5), (1, 6, 4), (2,)), ((3, 4), (3, 6), 1), ((5, 1), (1, 4), 0),
+    ((3, 2, 5), (3, 1, 2), (0, 2)), ((6,), (3,), 0),
+]
+
+
+@pytest.mark.parametrize("fn", ["fftconvolve", "oaconvolve"])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("sa,sv,axes", AXES, ids=str)
+def test_fftconvolve_axes(sa, sv, axes, mode, fn):
+    """Values and shapes against SciPy's for every mode; derivatives in both operands to
+    second order, both modes; jit against eager."""
+    rng = np.random.default_rng(4)
+    a, v = rng.standard_normal(sa), rng.standard_normal(sv)
+    f = lambda a, v: getattr(fsig, fn)(a, v, mode, axes)  # noqa: E731
+    want = getattr(ss, fn)(a, v, mode, axes)
+    got = f(a, v)
+    assert np.shape(got) == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fxad.jit(f)(a, v), got, rtol=1e-12, atol=1e-12)
+    check_grads(f, (a, v), order=2, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("in_axes", [(0, None), (None, 0), (0, 0), (1, 0)])
+def test_fftconvolve_axes_vmap_matches_loop(in_axes):
+    """vmap of a convolution along one axis with a batch axis of its own: a loop's values,
+    and its gradients."""
+    rng = np.random.default_rng(5)
+    a, v = rng.standard_normal((3, 4, 6)), rng.standard_normal((3, 4, 2))
+    if in_axes[0] == 1:
+        a = np.swapaxes(a, 0, 1)
+    f = lambda a, v: fsig.fftconvolve(a, v, "same", axes=-1)  # noqa: E731
+    g = fxad.grad(lambda a, v: fnp.sum(f(a, v) ** 2), argnums=(0, 1))
+    args = [x if d is not None else x[0] for x, d in zip((a, v), in_axes)]
+
+    def pick(i):
+        return [x if d is None else np.take(x, i, d) for x, d in zip(args, in_axes)]
+    np.testing.assert_allclose(fxad.vmap(f, in_axes=in_axes)(*args),
+                               np.stack([f(*pick(i)) for i in range(3)]), rtol=1e-12,
+                               atol=1e-12)
+    got = fxad.vmap(g, in_axes=in_axes)(*args)
+    for k in range(2):
+        np.testing.assert_allclose(got[k], np.stack([g(*pick(i))[k] for i in range(3)]),
+                                   rtol=1e-12, atol=1e-12)
+
+
+def test_fftconvolve_axes_is_one_primitive():
+    """The batch axes stay inside one convolution (no per-row loop in the program), in the
+    value and in both cotangents."""
+    rng = np.random.default_rng(6)
+    a, v = rng.standard_normal((4, 6)), rng.standard_normal((4, 3))
+    f = lambda a, v: fnp.sum(fsig.fftconvolve(a, v, "valid", axes=1) ** 2)  # noqa: E731
+    eqns = fxad.make_jaxpr(fxad.grad(f, argnums=(0, 1)))(a, v).eqns
+    assert sum(e.primitive.name == "convolve_window" for e in eqns) == 3
+
+
 def test_errors():
     with pytest.raises(FxadValueError, match="dimensionality"):
         fsig.convolve(np.ones(3), np.ones((2, 2)))
@@ -86,3 +146,11 @@ def test_errors():
         fsig.convolve(np.ones((3, 1)), np.ones((1, 3)), mode="valid")
     with pytest.raises(FxadValueError, match="boundary"):
         fsig.convolve2d(np.ones((3, 3)), np.ones((2, 2)), boundary="reflect")
+    for axes, match in [((), "cannot be empty"), ((2,), "exceeds dimensionality"),
+                        ((1, -1), "unique")]:
+        with pytest.raises(FxadValueError, match=match):
+            fsig.fftconvolve(np.ones((3, 3)), np.ones((2, 2)), axes=axes)
+    with pytest.raises(FxadValueError, match="incompatible shapes"):
+        fsig.fftconvolve(np.ones((3, 3)), np.ones((2, 2)), axes=1)
+    with pytest.raises(FxadValueError, match="at least as large"):
+        fsig.fftconvolve(np.ones((3, 2, 3)), np.ones((3, 3, 2)), "valid", axes=(1, 2))

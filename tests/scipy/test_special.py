@@ -44,6 +44,12 @@ VALUES = [  # (fxad function, SciPy function, argument builder)
     ("gammasgn", lambda a, b: (a - 3,)), ("boxcox", lambda a, b: (b, a - 1)),
     ("boxcox1p", lambda a, b: (b, a - 1)), ("exprel", lambda a, b: (b - 3,)),
     ("binom", lambda a, b: (a + 3, b)), ("psi", lambda a, b: (a,)),
+    ("y0", lambda a, b: (b,)), ("y1", lambda a, b: (b,)), ("yn", lambda a, b: (2, b)),
+    ("yv", lambda a, b: (-1.5, b)), ("jn", lambda a, b: (3, b)), ("k0", lambda a, b: (b,)),
+    ("k0e", lambda a, b: (b,)), ("k1", lambda a, b: (b,)), ("k1e", lambda a, b: (b,)),
+    ("kn", lambda a, b: (3, b)), ("kv", lambda a, b: (0.7, b)), ("kve", lambda a, b: (2.5, b)),
+    ("rgamma", lambda a, b: (b - 3,)), ("erfcinv", lambda a, b: (b / 8,)),
+    ("ndtri_exp", lambda a, b: (-b,)),
 ]
 
 
@@ -51,6 +57,11 @@ VALUES = [  # (fxad function, SciPy function, argument builder)
 def test_values_are_scipys(name, args):
     a = np.array([0.3, 1.1, 2.5, 4.0, 9.0])
     np.testing.assert_array_equal(getattr(fs, name)(*args(a, X)), getattr(sc, name)(*args(a, X)))
+
+
+def test_jn_is_jv():
+    np.testing.assert_array_equal(fs.jn(3, X), sc.jn(3, X))
+    check_grads(lambda x: fs.jn(2, x), (X,), order=2)
 
 
 def test_composite_values():
@@ -199,6 +210,17 @@ ELEMENTARY = [  # name, fxad function of x, mpmath function, points
     ("fresnel_c", lambda x: fs.fresnel(x)[1], mp.fresnelc, [-1.2, 0.4, 2.9]),
     ("boxcox_lmbda", lambda l: fs.boxcox(3.0, l), lambda l: (mp.mpf(3) ** l - 1) / l
      if l != 0 else mp.log(3), [-0.5, 1e-9, 2.0]),
+    ("y0", fs.y0, lambda x: mp.bessely(0, x), [0.05, 1.0, 30.0]),
+    ("y1", fs.y1, lambda x: mp.bessely(1, x), [0.05, 1.0, 30.0]),
+    ("yn3", lambda x: fs.yn(3, x), lambda x: mp.bessely(3, x), [0.5, 4.0]),
+    ("yv-0.5", lambda x: fs.yv(-0.5, x), lambda x: mp.bessely(-0.5, x), [0.3, 5.0]),
+    ("k0", fs.k0, lambda x: mp.besselk(0, x), [0.05, 1.0, 30.0]),
+    ("k1e", fs.k1e, lambda x: mp.besselk(1, x) * mp.exp(x), [0.05, 1.0, 300.0]),
+    ("kn2", lambda x: fs.kn(2, x), lambda x: mp.besselk(2, x), [0.5, 4.0]),
+    ("kve1.5", lambda x: fs.kve(1.5, x), lambda x: mp.besselk(1.5, x) * mp.exp(x), [0.3, 50.0]),
+    # 1/Γ is entire: its derivatives are finite at 0, -1, -2, ... where ψ and Γ have poles
+    ("rgamma", fs.rgamma, mp.rgamma, [-3.0, -2.5, -1.0, 0.0, 0.2, 0.5, 1.0, 3.5, 20.0]),
+    ("erfcinv", fs.erfcinv, lambda y: mp.erfinv(1 - y), [1e-12, 0.3, 1.0, 1.7]),
     ("owens_t_h", lambda h: fs.owens_t(h, 0.7),
      lambda h: mp.quad(lambda t: mp.exp(-h * h * (1 + t * t) / 2) / (1 + t * t), [0, 0.7])
      / (2 * mp.pi), [-1.0, 0.3, 4.0]),
@@ -287,6 +309,37 @@ def test_plain_scipy_special_calls_dispatch():
                                _mp_diff(lambda b: I_(0.5, b, 0.3), (2.0,), (1,)), rtol=1e-10)
     with pytest.raises(fxad.errors.FxadError):
         fxad.grad(lambda x: sc.logsumexp(x * np.ones(2)))(0.5)
+
+
+@pytest.mark.parametrize("name,args", [
+    ("y0", ()), ("y1", ()), ("yn", (2,)), ("yv", (1.5,)), ("k0", ()), ("k1e", ()), ("kn", (2,)),
+    ("kv", (0.5,)), ("kve", (1.5,)), ("jn", (2,)), ("rgamma", ()), ("erfcinv", ()),
+    ("ndtri_exp", ()), ("log1p", ()), ("expm1", ()), ("exp2", ()), ("exp10", ()),
+    ("cbrt", ()),
+])
+def test_plain_scipy_special_ufuncs_dispatch(name, args):
+    """scipy.special's ufuncs on traced values (the order a concrete number): the same
+    values and derivatives as fxad.scipy.special, under grad, jit and vmap."""
+    x = np.array([0.3, 0.7, 1.6]) if name != "ndtri_exp" else -np.array([0.3, 0.7, 1.6])
+    if name == "erfcinv":
+        x = x / 2
+    f_sc = lambda x: getattr(sc, name)(*args, x)  # noqa: E731
+    f_fs = lambda x: getattr(fs, name)(*args, x)  # noqa: E731
+    np.testing.assert_allclose(f_fs(x), f_sc(x), rtol=1e-14)
+    g = fxad.grad(lambda x: fnp.sum(f_sc(x)))
+    np.testing.assert_allclose(g(x), fxad.grad(lambda x: fnp.sum(f_fs(x)))(x), rtol=1e-15)
+    np.testing.assert_allclose(fxad.jit(g)(x), g(x), rtol=1e-14)
+    np.testing.assert_allclose(fxad.vmap(g)(x[:, None]), np.stack([g(x[i:i + 1])
+                                                                  for i in range(3)]), rtol=1e-14)
+    check_grads(f_sc, (x,), order=2, modes=("fwd", "rev"))
+
+
+def test_orders_must_be_concrete():
+    for f in (fs.yv, fs.iv, fs.ive, fs.jv, fs.kv, fs.kve):
+        with pytest.raises(TypeError, match="order v must be a concrete scalar"):
+            fxad.grad(lambda v: f(v, 1.5))(0.5)
+    with pytest.raises(TypeError, match="order v must be a concrete scalar"):
+        fxad.grad(lambda v: sc.kn(v, 1.5))(2.0)
 
 
 # --- logsumexp with b= and return_sign= --------------------------------------------------------

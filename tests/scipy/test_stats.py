@@ -259,6 +259,20 @@ def test_multivariate_normal():
                 (rng.standard_normal((4, 3)), mean), order=2)
 
 
+def test_multivariate_normal_entropy():
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((3, 3))
+    cov = A @ A.T + np.eye(3)
+    for mean, c in [(None, cov), (np.zeros(3), np.diag(cov)), (None, 2.0),
+                    (None, np.diag([1.0, 2.0, 0.0]))]:  # SciPy allows a singular one here
+        np.testing.assert_allclose(fs.multivariate_normal.entropy(mean, c),
+                                   st.multivariate_normal.entropy(mean, c), rtol=1e-13)
+    check_grads(lambda a: fs.multivariate_normal.entropy(None, a @ a.T + np.eye(3)), (A,),
+                order=2)
+    check_grads(lambda v: fs.multivariate_normal.entropy(np.zeros(3), v * v + 0.5), (A[0],),
+                order=2)
+
+
 def test_dirichlet_and_multinomial():
     rng = np.random.default_rng(1)
     alpha = np.array([1.5, 0.7, 3.0])

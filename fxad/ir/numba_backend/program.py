@@ -28,6 +28,7 @@ from fxad.ir.numba_backend.runtime import as_scalar as _as_scalar
 from fxad.ir.numba_backend.runtime import loop1 as _loop1, loop2 as _loop2, loop3 as _loop3
 from fxad.ir.numba_backend.runtime import matmul as _matmul
 from fxad.ir.numba_backend.runtime import pairwise_sum as _pairwise_sum
+from fxad.ir.numba_backend.runtime import tree_sum_rows as _tree_sum_rows
 """
 
 

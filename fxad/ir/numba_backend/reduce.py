@@ -1,8 +1,11 @@
-"""Reductions as loops, in NumPy's order, so compiled sums are NumPy's sums bit for bit.
+"""Reductions as loops, in the NumPy backend's order, so compiled sums are its sums bit for bit.
 
 NumPy reduces a C-contiguous array in memory order. When the last axes are reduced, each
 output adds up, in order, the pairwise sums (runtime.pairwise_sum) of its contiguous runs
 over those axes; otherwise each output accumulates its elements one by one in memory order.
+The reduce_sum primitive keeps that order for floats only where an output adds at most 8
+terms across the reduced axes before the trailing run; past that it adds the runs' sums as
+a tree (runtime.tree_sum_rows, the order of reduce_sum's halving_sum), and so does this.
 Products, maxima, minima and integer sums are accumulated one by one (order does not
 change integer sums, maxima or minima; NumPy multiplies in order). A non-contiguous operand
 is reduced in C order too: NumPy would follow its memory order, so such sums may differ
@@ -38,7 +41,11 @@ def emit_reduce(block, x, aval, out, op, axes, keepdims):
     seg = block.seg
     res = seg.fresh("r")
     cast = (lambda s: s) if aval.dtype == dt else (lambda s: f"{dtype_src(dt)}({s})")
-    if op == "add" and dt.kind == "f" and aval.dtype == dt and k > 0:
+    outer = [a for a in axes if a < r - k]
+    m = int(np.prod([shape[a] for a in outer], dtype=np.int64))
+    if op == "add" and dt.kind == "f" and aval.dtype == dt and m > 8:
+        _tree(block, x, shape, dt, outer, k, kept, res)
+    elif op == "add" and dt.kind == "f" and aval.dtype == dt and k > 0:
         _pairwise(block, x, shape, dt, axes, kept, k, res)
     else:
         _sequential(block, x, shape, dt, axes, kept, res, op, cast)
@@ -106,3 +113,34 @@ def _pairwise(block, x, shape, dt, axes, kept, k, res):
         block.emit(f"{acc} = _pairwise_sum({flat}, {m}, {run}, {zero})")
     block.emit(f"{m} += {run}")
     block.depth = depth
+
+
+def _tree(block, x, shape, dt, outer, k, kept, res):
+    """Each trailing run summed pairwise (as NumPy's add.reduce over those axes), then the
+    runs' sums added over the other reduced axes as a tree (runtime.tree_sum_rows), in C
+    order: reduce_sum's own order past 8 terms."""
+    r = len(shape)
+    seg = block.seg
+    y, pre = x, shape[:r - k]
+    if k:
+        run = int(np.prod(shape[r - k:], dtype=np.int64))
+        flat, y, m = seg.fresh("f"), seg.fresh("y"), seg.fresh("m")
+        block.emit(f"{flat} = _np.ascontiguousarray({x}).reshape({int(np.prod(shape)),})")
+        block.emit(f"{y} = _np.empty({pre!r}, {dtype_src(dt)})")
+        block.emit(f"{m} = 0")
+        depth = block.depth
+        for i, d in enumerate(pre):
+            block.emit(f"for _a{i} in range({d}):")
+            block.depth += 1
+        index = ", ".join(f"_a{i}" for i in range(len(pre)))
+        block.emit(f"{y}[{index}] = _pairwise_sum({flat}, {m}, {run}, {dtype_src(dt)}(-0.0))")
+        block.emit(f"{m} += {run}")
+        block.depth = depth
+    rest = [i for i in range(len(pre)) if i not in outer]
+    rows = int(np.prod([pre[a] for a in outer], dtype=np.int64))
+    cols = int(np.prod([pre[a] for a in rest], dtype=np.int64))
+    perm = tuple(outer) + tuple(rest)
+    z = seg.fresh("z")
+    block.emit(f"{z} = _np.ascontiguousarray(_np.transpose({y}, {perm!r}))"
+               f".reshape(({rows}, {cols}))")
+    block.emit(f"{res} = _tree_sum_rows({z}).reshape({kept!r})")

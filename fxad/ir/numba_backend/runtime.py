@@ -10,7 +10,8 @@ Imported only when the numba backend compiles something (importing Numba takes ~
   arguments (never baked into it), so the on-disk cache stays valid across processes.
 - `as_scalar` makes a 0-d array or a number a number (0-d values arrive as either).
 - `pairwise_sum` is NumPy's summation order for a contiguous run, so compiled sums are
-  NumPy's sums bit for bit (see `reduce` in emit.py).
+  NumPy's sums bit for bit (see `reduce` in emit.py); `tree_sum_rows` is reduce_sum's
+  order across other reduced axes (its halving_sum).
 """
 from __future__ import annotations
 
@@ -226,3 +227,29 @@ def pairwise_sum(a, start, n, acc):
             nres -= 1
             top -= 1
     return acc + res[0]
+
+
+@numba.njit(cache=True, nogil=True)
+def tree_sum_rows(z):
+    """The sum of the rows of a C-contiguous 2-d array as reduce_sum's halving_sum adds
+    them: rows i and i + m//2, an odd last row into row m//2 - 1, until one is left."""
+    m, n = z.shape
+    h = m // 2
+    s = np.empty((h, n), z.dtype)
+    for i in range(h):
+        for j in range(n):
+            s[i, j] = z[i, j] + z[i + h, j]
+    if m & 1:
+        for j in range(n):
+            s[h - 1, j] += z[m - 1, j]
+    m = h
+    while m > 1:
+        h = m // 2
+        for i in range(h):
+            for j in range(n):
+                s[i, j] += s[i + h, j]
+        if m & 1:
+            for j in range(n):
+                s[h - 1, j] += s[m - 1, j]
+        m = h
+    return s[0].copy()

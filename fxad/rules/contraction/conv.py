@@ -29,24 +29,22 @@ import numpy as np
 
 from ...core import Primitive, ShapedArray
 from ...errors import FxadTypeError, FxadValueError
-from ..helpers import bdim_to_front, defbilinear, moveaxis, shape_of, unbroadcast
+from ..helpers import (bdim_to_front, defbilinear, moveaxis, preferred_dtype, shape_of,
+                       unbroadcast)
 from .._support.window_kernels import conv_nsc, dilated, window_out_size
 from .. import ops
 
 
 def out_dtype(lhs_dtype, rhs_dtype, preferred):
-    """NumPy's promotion of the operands, or `preferred_element_type` (which must hold the
-    promoted type without loss)."""
+    """NumPy's promotion of the operands, or `preferred_element_type` (JAX's rule for which
+    types it may be: helpers.preferred_dtype)."""
     dt = np.result_type(lhs_dtype, rhs_dtype)
     if dt.kind not in "iufc":
         raise FxadTypeError(f"conv_general_dilated: operands of dtype {dt} are not supported; "
                             "convert them to a number type (e.g. .astype(float))")
     if preferred is None:
         return dt
-    if not np.can_cast(dt, preferred, "safe"):
-        raise FxadTypeError(f"conv_general_dilated: preferred_element_type {preferred} cannot "
-                            f"hold the operands' type {dt}; pass a wider type or None")
-    return np.dtype(preferred)
+    return preferred_dtype(dt, preferred, "conv_general_dilated")
 
 
 def _spatial(spec):

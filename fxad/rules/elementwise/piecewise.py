@@ -11,16 +11,19 @@ import numpy as np
 from ...ir.numba_backend.lowering import fusible
 from ..helpers import (defderiv, defjvp, defjvp_with_output, defjvp_zero, dtype_of,
                        elementwise)
-from .arithmetic import _is_complex, add, conj, convert_element_type, div, mul, neg, real
+from .arithmetic import (_is_complex, add, conj, convert_element_type, div, mul, neg, real,
+                         select)
 
 
 
 # --- piecewise -----------------------------------------------------------------------------
 
 abs_p = elementwise("abs", np.abs)
-# |z|' = Re(conj(z) dz) / |z| for complex z; sign(x) for real x.
-defjvp_with_output(abs_p, lambda t, ans, x: div(real(mul(t, conj(x))), ans) if _is_complex(x)
-                   else mul(t, sign(x)))  # (not defderiv: complex t enters through real())
+# |z|' = Re(conj(z) dz) / |z| for complex z (0 at z = 0, as sign(0) = 0 is for real x and
+# as JAX has it: the unselected branch divides by 1); sign(x) for real x.
+defjvp_with_output(abs_p, lambda t, ans, x: (
+    div(real(mul(t, conj(x))), select(eq(ans, 0), 1.0, ans)) if _is_complex(x)
+    else mul(t, sign(x))))  # (not defderiv: complex t enters through real())
 def abs(x): return abs_p.bind(x)
 
 

@@ -12,8 +12,8 @@ import scipy.special
 from ...ir.numba_backend.lowering import fusible
 from .. import ops
 from ..helpers import (defderiv, defjvp, defjvp_with_output, elementwise)
-from .arithmetic import add, div, mul, neg, select, sub
-from .piecewise import eq
+from .arithmetic import _is_complex, add, div, mul, neg, select, sub
+from .piecewise import eq, logical_and
 
 
 # --- powers, exponentials, logarithms ------------------------------------------------------
@@ -42,8 +42,14 @@ def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
 
 def _pow_partials(needed, ans, x, y):
-    """x**y's partials (shared with float_power, fxad/rules/elementwise/ufunc_math.py)."""
-    return [mul(y, pow(x, sub(y, 1))) if needed[0] else None,
+    """x**y's partials (shared with float_power, fxad/rules/elementwise/ufunc_math.py). On the
+    line y == 0, x**y is 1 for every x (0**0 included), so d/dx = y x**(y-1) is 0: at x == 0
+    it is computed with 1 for x, so that 0 * inf does not make it (or higher derivatives)
+    nan; elsewhere the formula stays the smooth one (its derivative in y is right)."""
+    if needed[0]:
+        base = select(logical_and(eq(y, 0), eq(x, 0)), 1, x)
+        dx = mul(y, pow(base, sub(y, 1)))
+    return [dx if needed[0] else None,
             # d/dy x**y = log(x) x**y; at x == 0 it is 0 (for y > 0), not nan.
             mul(ans, log(select(eq(x, 0), 1.0, x))) if needed[1] else None]
 
@@ -125,12 +131,17 @@ def arccos(x): return arccos_p.bind(x)
 # Derivatives with 1 + x² or x² + y² in them go through hypot (fxad/rules/elementwise/ufunc_math.py),
 # which neither overflows nor underflows: 1 / (1 + x²) = (1 / hypot(1, x))², finite and right
 # at |x| = 1e160 and 1e-300.
+# A complex x has no hypot (NumPy's is real-only) and needs none: 1 + z² is the derivative's
+# own formula on the principal branch (the cuts of sqrt(1 + z²) are arcsinh's).
 def _inv_hypot1(x):
+    if _is_complex(x):
+        return rsqrt(add(1.0, mul(x, x)))
     return div(1.0, ops.hypot(x, 1.0))
 
 
 arctan_p = elementwise("arctan", np.arctan)
-defderiv(arctan_p, lambda x: integer_pow(_inv_hypot1(x), 2))
+defderiv(arctan_p, lambda x: div(1.0, add(1.0, mul(x, x))) if _is_complex(x)
+         else integer_pow(_inv_hypot1(x), 2))
 def arctan(x): return arctan_p.bind(x)
 
 

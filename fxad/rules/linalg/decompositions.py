@@ -5,7 +5,10 @@ their input and of its tangent.
 Every JVP is linear in the tangent (products and triangular solves against primal-only
 values), and is written with primitives that have their own JVPs, so every order works.
 eigh and svd assume distinct eigen/singular values (notes/linalg.md): the tangents of the
-vectors divide by their gaps.
+vectors divide by their gaps. Real and complex matrices share one rule each: adjoints (mH)
+where the real rule had transposes, and for complex matrices a fixed gauge for the vectors'
+free phases (JAX's): eigh's vᴴ dv and svd's Vᴴ dV have zero diagonals (U takes the phase
+svd's identity needs); QR keeps R's diagonal real, as LAPACK returns it.
 """
 from __future__ import annotations
 
@@ -18,8 +21,8 @@ from ..helpers import bdim_to_front, ndim_of
 from ...interpreters.jvp import Zero
 from ...interpreters.transpose import is_undefined
 from ..helpers import ct_for, defjvp, dtype_of, shape_of
-from .solve import (batch_all, diag_part, float_dtype, lu_factor, lu_solve, mH,
-                    mm, mT, one_triangle_herm, solve_triangular, square, square_aval,
+from .solve import (batch_all, diag_part, eye_like, float_dtype, lu_factor, lu_solve,
+                    mH, mm, mT, one_triangle_herm, solve_triangular, square, square_aval,
                     stacked, tri)
 from .. import ops
 
@@ -33,16 +36,13 @@ def _inv_gaps(d):
     return ops.mul(ops.div(1.0, ops.select(eye, 1.0, diff)), (~eye).astype(dtype_of(d)))
 
 
-def _real_only(name, dtype):
-    """The JVPs of eigh, qr and svd are written for real matrices (transposes, not adjoints,
-    and no phase freedom in the vectors): refuse complex ones. Values (eager, vmap, jit)
-    need no JVP."""
-    if np.dtype(dtype).kind == "c":
-        raise FxadTypeError(
-            f"{name} of a complex matrix cannot be differentiated yet: its derivative rule "
-            "is written for real matrices" + ("; eigvalsh (the eigenvalues alone) can be, "
-                                              "to first order" if name == "eigh" else "")
-            + ". Compute it on concrete values outside the transformation.")
+def _imag_diag(x, scale=None):
+    """i Im(x_jj) (times scale_j) on the diagonal, 0 elsewhere: (x - xᴴ)/2 masked by the
+    identity. None for real x, where it vanishes."""
+    if dtype_of(x).kind != "c":
+        return None
+    half = ops.mul(eye_like(x), 0.5)
+    return ops.mul(ops.mul(ops.sub(x, mH(x)), half), 1.0 if scale is None else scale)
 
 
 def _front(prim):
@@ -67,18 +67,17 @@ def _eigh_jvp(primals, tangents, lower):
     w, v = eigh(a, lower)
     if type(ta) is Zero:
         return [w, v], [Zero.like(w), Zero.like(v)]
-    _real_only("eigh", dtype_of(ta))
-    # M = vᵀ dA v: dw = diag(M), dv = v (F ∘ M) with F_ij = 1/(w_j - w_i).
-    M = mm(mT(v), mm(one_triangle_herm(ta, lower), v))  # the tangent of the matrix read
-    return [w, v], [diag_part(M), mm(v, ops.mul(M, _inv_gaps(w)))]
+    # M = vᴴ dA v (Hermitian): dw = Re diag(M), dv = v (F ∘ M) with F_ij = 1/(w_j - w_i).
+    # F's zero diagonal is the gauge: vᴴ dv has a zero diagonal (each vector's phase stays).
+    M = mm(mH(v), mm(one_triangle_herm(ta, lower), v))  # the tangent of the matrix read
+    return [w, v], [ops.real(diag_part(M)), mm(v, ops.mul(M, _inv_gaps(w)))]
 eigh_p.def_jvp(_eigh_jvp)
 eigh_p.def_batch(_front(eigh_p))
 def eigh(a, lower=True): return eigh_p.bind(a, lower=bool(lower))
 
 
-# Eigenvalues alone: dw = Re diag(vᴴ dA v), no division by gaps and no eigenvector tangent,
-# so complex Hermitian matrices work too (their second derivative goes through eigh's rule,
-# which refuses them: the eigenvectors' phases are arbitrary).
+# Eigenvalues alone: dw = Re diag(vᴴ dA v), no division by gaps and no eigenvector tangent
+# (the second derivative goes through eigh's rule; dw does not depend on the vectors' phases).
 eigvalsh_p = Primitive("eigvalsh")  # w ascending; reads one triangle
 eigvalsh_p.def_impl(lambda a, lower: np.linalg.eigvalsh(a, "L" if lower else "U"))
 eigvalsh_p.def_abstract_eval(lambda a, lower: ShapedArray(
@@ -109,16 +108,20 @@ def _qr_jvp(primals, tangents):
     q, r = qr(a)
     if type(ta) is Zero:
         return [q, r], [Zero.like(q), Zero.like(r)]
-    _real_only("qr", dtype_of(ta))
     m, n = shape_of(a)[-2:]
     if m < n:
         raise FxadValueError("qr: derivatives need a tall or square matrix (m >= n); "
                              f"got {m}x{n}")
-    # dA = dQ R + Q dR with QᵀdQ skew and dR upper: split Qᵀ dA R⁻¹ into those parts.
-    dA_rinv = mT(solve_triangular(r, mT(ta), lower=False, trans=1))
-    qt = mm(mT(q), dA_rinv)
+    # dA = dQ R + Q dR with QᴴdQ skew-Hermitian and dR upper: split Qᴴ dA R⁻¹ into those
+    # parts. For complex matrices the skew part's diagonal i Im(Qᴴ dA R⁻¹)_jj keeps dR's
+    # diagonal real, as R's is (LAPACK's Householder vectors make it real).
+    dA_rinv = mT(solve_triangular(r, mT(ta), lower=False, trans=1))  # dA R⁻¹, no conj
+    qt = mm(mH(q), dA_rinv)
     low = tri(qt, True, -1)
-    skew = ops.sub(low, mT(low))
+    skew = ops.sub(low, mH(low))
+    phase = _imag_diag(qt)
+    if phase is not None:
+        skew = ops.add(skew, phase)
     dq = ops.add(mm(q, ops.sub(skew, qt)), dA_rinv)
     return [q, r], [dq, mm(ops.sub(qt, skew), r)]
 qr_p.def_jvp(_qr_jvp)
@@ -159,21 +162,24 @@ def _svd_jvp(primals, tangents):
     u, s, vt = svd(a)
     if type(ta) is Zero:
         return [u, s, vt], [Zero.like(u), Zero.like(s), Zero.like(vt)]
-    _real_only("svd", dtype_of(ta))
     m, n = shape_of(a)[-2:]
-    v = mT(vt)
-    dS = mm(mT(u), mm(ta, v))  # Uᵀ dA V; ds is its diagonal
+    v = mH(vt)
+    dS = mm(mH(u), mm(ta, v))  # Uᴴ dA V; ds is its diagonal's real part
     sh = shape_of(s)
     s_row = ops.reshape(s, sh[:-1] + (1, sh[-1]))
     F = _inv_gaps(ops.mul(s, s))  # 1 / (s_j² - s_i²)
     dSS, SdS = ops.mul(dS, s_row), ops.mul(mT(s_row), dS)
-    du = mm(u, ops.mul(F, ops.add(dSS, mT(dSS))))
-    dv = mm(v, ops.mul(F, ops.add(SdS, mT(SdS))))
+    uh_du = ops.mul(F, ops.add(dSS, mH(dSS)))
+    # complex: diag(Uᴴ dU) - diag(Vᴴ dV) must be i Im(dS_jj) / s_j; the gauge puts it in U
+    zero = ops.eq(s_row, 0.0)  # a zero singular value's vectors have no phase to follow
+    phase = _imag_diag(dS, ops.select(zero, 0.0, ops.div(1.0, ops.select(zero, 1.0, s_row))))
+    du = mm(u, uh_du if phase is None else ops.add(uh_du, phase))
+    dv = mm(v, ops.mul(F, ops.add(SdS, mH(SdS))))
     if m > n:  # the part of dA V outside span(U)
         du = ops.add(du, ops.div(ops.sub(mm(ta, v), mm(u, dS)), s_row))
-    if n > m:  # the part of dAᵀ U outside span(V)
-        dv = ops.add(dv, ops.div(ops.sub(mm(mT(ta), u), mm(v, mT(dS))), s_row))
-    return [u, s, vt], [du, diag_part(dS), mT(dv)]
+    if n > m:  # the part of dAᴴ U outside span(V)
+        dv = ops.add(dv, ops.div(ops.sub(mm(mH(ta), u), mm(v, mH(dS))), s_row))
+    return [u, s, vt], [du, ops.real(diag_part(dS)), mH(dv)]
 svd_p.def_jvp(_svd_jvp)
 svd_p.def_batch(_front(svd_p))
 def svd(a): return svd_p.bind(a)

@@ -5,8 +5,10 @@ Values are SciPy's (looped over leading batch dims). The JVPs are written with p
 have their own JVPs, so every order works:
 - solve_sylvester: A dX + dX B = dQ - dA X - X dB (one more Sylvester solve); its transpose in
   Q is the Sylvester solve with Aᵀ and Bᵀ.
-- sqrtm: X² = A gives X dX + dX X = dA, a Sylvester equation in dX.
-- polar (A = U P, or P U): P² = AᵀA (or AAᵀ) gives dP by a Sylvester equation, then
+- sqrtm: X² = A gives X dX + dX X = dA, a Sylvester equation in dX, solved by LAPACK's trsyl
+  on one Schur factorization of X (sylvester_schur), which the transpose and higher orders
+  reuse.
+- polar (A = U P, or P U): P² = AᴴA (or AAᴴ) gives dP by a Sylvester equation, then
   dU = (dA - U dP) P⁻¹ (or P⁻¹ (dA - dP U)); P must be nonsingular (full-rank A).
 - schur (A = Z T Zᴴ): with K = Zᴴ dZ (skew) and M = Zᴴ dA Z, dT = M - K T + T K must stay upper
   triangular, which fixes K's strictly lower part one column at a time by triangular solves
@@ -23,14 +25,15 @@ import numpy as np
 import scipy.linalg
 
 from ...core import Primitive, ShapedArray
-from ...errors import FxadValueError
+from ...errors import FxadTypeError, FxadValueError
 from ...interpreters.jvp import Zero
 from ...interpreters.transpose import is_undefined
 from .. import ops
-from ..helpers import bdim_to_front, ct_for, dtype_of, shape_of
+from ..helpers import bdim_to_front, ct_for, dtype_of, ndim_of, shape_of
 from .decompositions import _inv_gaps
-from .solve import (batch_all, diag_part, eye_like, float_dtype, mm, mT, square, stacked,
-                           solve_triangular, tri)
+from .solve import (batch_all, batch_solve, diag_part, eye_like, float_dtype, mH, mm, mT,
+                    only_b_linear, rhs_aval, solve_dtype, square, stacked,
+                    solve_triangular, tri)
 
 
 def _front(prim):
@@ -72,7 +75,6 @@ def _sylvester_jvp(primals, tangents):
 solve_sylvester_p.def_jvp(_sylvester_jvp)
 def _sylvester_transpose(ct, a, b, q):
     if is_undefined(a) or is_undefined(b) or not is_undefined(q):
-        from ...errors import FxadTypeError
         raise FxadTypeError("cannot transpose 'solve_sylvester': it is linear in q only")
     return [None, None, ct_for(q, solve_sylvester(mT(a), mT(b), ct))]
 solve_sylvester_p.def_transpose(_sylvester_transpose)
@@ -83,30 +85,213 @@ def solve_sylvester(a, b, q): return solve_sylvester_p.bind(a, b, q)
 
 # --- the principal square root ----------------------------------------------------------------
 
-def _sqrtm_one(a):
+def _sqrtm_one(a, complex_out):
     out = scipy.linalg.sqrtm(a)
+    if complex_out:
+        return np.asarray(out, np.result_type(float_dtype(a.dtype), np.complex64))
     if np.iscomplexobj(out) and not np.iscomplexobj(a):
         if np.max(np.abs(out.imag), initial=0.0) > 1e3 * np.finfo(a.dtype).eps * \
                 max(np.max(np.abs(out.real), initial=0.0), 1.0):
-            raise FxadValueError("sqrtm: the principal square root of this real matrix is "
-                                 "complex; pass a complex matrix (a.astype(complex))")
+            raise FxadValueError(
+                "sqrtm: the principal square root of this real matrix is complex (it has a "
+                "negative eigenvalue). SciPy then returns a complex array; fxad does so where "
+                "the matrix is known, but not under jit or vmap, where the dtype must be "
+                "fixed before the values exist: pass a complex matrix (a.astype(complex))")
         out = out.real
     return np.asarray(out, float_dtype(a.dtype))
 
 
+def root_is_complex(a):
+    """Whether SciPy's sqrtm of the real matrices `a` (concrete) is complex: some
+    eigenvalue is real and negative. Symmetric positive definite matrices (the common case)
+    are recognized by a Cholesky factorization, far cheaper than the eigenvalues."""
+    a = np.asarray(a, np.float64)
+    if np.array_equal(a, np.swapaxes(a, -1, -2)):
+        try:
+            np.linalg.cholesky(a)
+            return False
+        except np.linalg.LinAlgError:
+            return bool(np.any(np.linalg.eigvalsh(a) < 0))
+    w = np.linalg.eigvals(a)
+    return bool(np.any((w.imag == 0) & (w.real < 0)))
+
+
+# sqrtm(a, complex_out): SciPy's value; complex_out casts a real matrix's root to complex (the
+# public wrapper sets it where SciPy's root is complex). JVP: X dX + dX X = dA, solved with
+# ONE Schur factorization of X that the transpose and higher orders reuse.
 sqrtm_p = Primitive("sqrtm")
-sqrtm_p.def_impl(lambda a: stacked(_sqrtm_one, a))
-sqrtm_p.def_abstract_eval(lambda a: ShapedArray(
-    a.shape[:-2] + (square("sqrtm", a),) * 2, float_dtype(a.dtype)))
-def _sqrtm_jvp(primals, tangents):
+sqrtm_p.def_impl(lambda a, complex_out: stacked(lambda a: _sqrtm_one(a, complex_out), a))
+def _sqrtm_shape(a, complex_out):
+    dt = float_dtype(a.dtype)
+    return ShapedArray(a.shape[:-2] + (square("sqrtm", a),) * 2,
+                       np.result_type(dt, np.complex64) if complex_out else dt)
+sqrtm_p.def_abstract_eval(_sqrtm_shape)
+def _sqrtm_jvp(primals, tangents, complex_out):
     (a,), (ta,) = primals, tangents
-    x = sqrtm(a)
+    x = sqrtm(a, complex_out)
     if type(ta) is Zero:
         return x, Zero.like(x)
-    return x, solve_sylvester(x, x, ta)
+    t, z = schur_of(x)
+    return x, sylvester_schur(x, t, z, ta)
 sqrtm_p.def_jvp(_sqrtm_jvp)
 sqrtm_p.def_batch(_front(sqrtm_p))
-def sqrtm(a): return sqrtm_p.bind(a)
+def sqrtm(a, complex_out=False): return sqrtm_p.bind(a, complex_out=bool(complex_out))
+
+
+def schur_of(x):
+    """(T, Z) with x = Z T Zᴴ, as constants: the real (quasi-triangular) form for real x."""
+    fixed = ops.stop_gradient(x)
+    return schur(fixed, "complex" if dtype_of(x).kind == "c" else "real")
+
+
+def _trsyl_one(t, z, c, trans):
+    """Y with X Y + Y X = C (trans 0) or Xᵀ Y + Y Xᵀ = C (trans 1), X = Z T Zᴴ: the
+    triangular equation T W + W T = Zᴴ C Z (LAPACK trsyl), then Y = Z W Zᴴ. Xᵀ's Schur form
+    is conj(Z) Tᵀ Zᵀ, so trans 1 solves Tᵀ W + W Tᵀ = F, the conjugate of trsyl's 'C' form."""
+    if t.dtype.kind != "c" and c.dtype.kind == "c":  # a real operator: real and imaginary parts
+        return _trsyl_one(t, z, c.real, trans) + 1j * _trsyl_one(t, z, c.imag, trans)
+    zs = z if trans == 0 else z.conj()
+    f = zs.conj().T @ c @ zs
+    dt = np.result_type(t.dtype, f.dtype)
+    t, f = t.astype(dt, copy=False), f.astype(dt, copy=False)
+    routine = scipy.linalg.get_lapack_funcs(("trsyl",), (t, f))[0]
+    if trans == 0:
+        w, scale, info = routine(t, t, f)
+    elif dt.kind == "c":
+        w, scale, info = routine(t, t, f.conj(), trana="C", tranb="C")
+        w = w.conj()
+    else:
+        w, scale, info = routine(t, t, f, trana="T", tranb="T")
+    if info < 0:
+        raise ValueError(f"illegal value in argument {-info} of LAPACK trsyl")
+    return zs @ (w / scale) @ zs.conj().T
+
+
+# sylvester_schur(x, t, z, c, trans): Y with op(X) Y + Y op(X) = C, op = identity / transpose,
+# given X's Schur form (t, z), which this primitive reads and `x` does not: x carries the
+# derivative (as lu_solve's `a` does), linear in c.
+sylvester_schur_p = Primitive("sylvester_schur")
+sylvester_schur_p.def_impl(lambda x, t, z, c, trans: stacked(
+    lambda t, z, c: _trsyl_one(t, z, c, trans), t, z, c))
+def _sylvester_schur_shape(x, t, z, c, trans):
+    n = square("sylvester_schur", x)
+    if c.shape != x.shape or t.shape != x.shape or z.shape != x.shape:
+        raise FxadValueError(f"sylvester_schur: expected ({n}, {n}) matrices like x's "
+                             f"{x.shape}; got t {t.shape}, z {z.shape}, c {c.shape}")
+    return ShapedArray(c.shape, float_dtype(np.result_type(x.dtype, c.dtype)))
+sylvester_schur_p.def_abstract_eval(_sylvester_schur_shape)
+def _sylvester_schur_jvp(primals, tangents, trans):
+    (x, t, z, c), (tx, _, _, tc) = primals, tangents
+    y = sylvester_schur(x, t, z, c, trans)
+    if type(tx) is Zero and type(tc) is Zero:
+        return y, Zero.like(y)
+    # op(X) dY + dY op(X) = dC - op(dX) Y - Y op(dX): one more solve with the same factors
+    rhs = None if type(tc) is Zero else tc
+    if type(tx) is not Zero:
+        dx = tx if trans == 0 else mT(tx)
+        term = ops.add(mm(dx, y), mm(y, dx))
+        rhs = ops.neg(term) if rhs is None else ops.sub(rhs, term)
+    return y, sylvester_schur(x, t, z, rhs, trans)
+sylvester_schur_p.def_jvp(_sylvester_schur_jvp)
+def _sylvester_schur_transpose(ct, x, t, z, c, trans):
+    if any(is_undefined(v) for v in (x, t, z)) or not is_undefined(c):
+        raise FxadTypeError("cannot transpose 'sylvester_schur': it is linear in c only")
+    return [None, None, None, ct_for(c, sylvester_schur(x, t, z, ct, 1 - trans))]
+sylvester_schur_p.def_transpose(_sylvester_schur_transpose)
+sylvester_schur_p.def_batch(lambda vals, dims, trans: batch_all(
+    lambda *v: sylvester_schur(*v, trans), vals, dims))
+def sylvester_schur(x, t, z, c, trans=0):
+    return sylvester_schur_p.bind(x, t, z, c, trans=int(trans))
+
+
+# --- banded solves ---------------------------------------------------------------------------
+
+def _band_shift(v, s, axis):
+    """v moved by s places along axis (v_i -> position i + s), zeros shifted in."""
+    shape = shape_of(v)
+    n = shape[axis]
+    if s == 0:
+        return v
+    if abs(s) >= n:
+        return ops.mul(v, np.zeros((), dtype_of(v)))
+    zeros = np.zeros(shape[:axis] + (abs(s),) + shape[axis + 1:], dtype_of(v))
+    lead = (slice(None),) * axis
+    if s > 0:
+        return ops.concatenate([zeros, ops.getitem(v, lead + (slice(0, n - s),))], axis)
+    return ops.concatenate([ops.getitem(v, lead + (slice(-s, n),)), zeros], axis)
+
+
+def band_matvec(ab, x, l, u, trans=0):
+    """A x (trans 0) or Aᵀ x (trans 1) for the banded A stored as SciPy does,
+    ab[u + i - j, j] = A[i, j]. Entries of ab outside the band's matrix are multiplied by
+    nothing (trans 0: shifted out) or by a shifted-in zero (trans 1): their derivative is
+    exactly 0."""
+    vec = ndim_of(x) == ndim_of(ab) - 1
+    if vec:
+        x = ops.reshape(x, shape_of(x) + (1,))
+    axis = ndim_of(x) - 2
+    out = None
+    for k in range(l + u + 1):
+        row = ops.reshape(ops.getitem(ab, (Ellipsis, k, slice(None))),
+                          shape_of(ab)[:-2] + (shape_of(ab)[-1], 1))
+        if trans == 0:  # row k holds A[j + k - u, j]: y_(j+k-u) += ab[k, j] x_j
+            term = _band_shift(ops.mul(row, x), k - u, axis)
+        else:  # (Aᵀ x)_j += ab[k, j] x_(j+k-u)
+            term = ops.mul(row, _band_shift(x, u - k, axis))
+        out = term if out is None else ops.add(out, term)
+    return ops.reshape(out, shape_of(out)[:-1]) if vec else out
+
+
+def _band_transpose_np(ab, l, u):
+    """Aᵀ's band storage (l and u swapped): abT[k, j] = ab[l + u - k, j + k - l]."""
+    n = ab.shape[-1]
+    out = np.zeros_like(ab)
+    for k in range(l + u + 1):
+        s = k - l
+        lo, hi = max(0, -s), min(n, n - s)
+        if lo < hi:
+            out[..., k, lo:hi] = ab[..., l + u - k, lo + s:hi + s]
+    return out
+
+
+def _solve_banded_one(ab, b, l, u, trans):
+    if trans:
+        ab, l, u = _band_transpose_np(ab, l, u), u, l
+    out = scipy.linalg.solve_banded((l, u), ab, b, check_finite=False)
+    return np.asarray(out, solve_dtype(ab.dtype, b.dtype))
+
+
+# solve_banded(ab, b, l, u, trans): A⁻¹ b (trans 0) or A⁻ᵀ b (trans 1), A banded in SciPy's
+# storage; linear in b. JVP: op(A) dx = db - op(dA) x, with op(dA) x a banded product.
+solve_banded_p = Primitive("solve_banded")
+solve_banded_p.def_impl(lambda ab, b, l, u, trans: stacked(
+    lambda ab, b: _solve_banded_one(ab, b, l, u, trans), ab, b))
+def _solve_banded_shape(ab, b, l, u, trans):
+    if len(ab.shape) < 2 or ab.shape[-2] != l + u + 1:
+        raise FxadValueError(f"solve_banded: ab must have l + u + 1 = {l + u + 1} rows, got "
+                             f"shape {ab.shape}")
+    square_view = ShapedArray(ab.shape[:-2] + (ab.shape[-1],) * 2, ab.dtype)
+    return rhs_aval("solve_banded", square_view, b)
+solve_banded_p.def_abstract_eval(_solve_banded_shape)
+def _solve_banded_jvp(primals, tangents, l, u, trans):
+    (ab, b), (tab, tb) = primals, tangents
+    x = solve_banded(ab, b, l, u, trans)
+    if type(tab) is Zero and type(tb) is Zero:
+        return x, Zero.like(x)
+    rhs = None if type(tb) is Zero else tb
+    if type(tab) is not Zero:
+        term = band_matvec(tab, x, l, u, trans)
+        rhs = ops.neg(term) if rhs is None else ops.sub(rhs, term)
+    return x, solve_banded(ab, rhs, l, u, trans)
+solve_banded_p.def_jvp(_solve_banded_jvp)
+def _solve_banded_transpose(ct, ab, b, l, u, trans):
+    only_b_linear("solve_banded", (ab, b))
+    return [None, ct_for(b, solve_banded(ab, ct, l, u, 1 - trans))]
+solve_banded_p.def_transpose(_solve_banded_transpose)
+solve_banded_p.def_batch(lambda vals, dims, l, u, trans: batch_solve(
+    lambda *v: solve_banded(*v, l, u, trans), vals, dims))
+def solve_banded(ab, b, l, u, trans=0):
+    return solve_banded_p.bind(ab, b, l=int(l), u=int(u), trans=int(trans))
 
 
 # --- the polar decomposition ------------------------------------------------------------------
@@ -128,12 +313,12 @@ def _polar_jvp(primals, tangents, side):
     if (m < n) if side == "right" else (m > n):
         raise FxadValueError(f"polar: derivatives of side={side!r} need "
                              f"{'m >= n' if side == 'right' else 'm <= n'}; got {m}x{n}")
-    if side == "right":  # A = U P, P² = AᵀA
-        sym = ops.add(mm(mT(ta), a), mm(mT(a), ta))
+    if side == "right":  # A = U P, P² = AᴴA
+        sym = ops.add(mm(mH(ta), a), mm(mH(a), ta))
         dp = solve_sylvester(p, p, sym)
-        du = mT(_solve(p, mT(ops.sub(ta, mm(u, dp)))))  # (dA - U dP) P⁻¹, P symmetric
-    else:  # A = P U, P² = AAᵀ
-        sym = ops.add(mm(ta, mT(a)), mm(a, mT(ta)))
+        du = mH(_solve(p, mH(ops.sub(ta, mm(u, dp)))))  # (dA - U dP) P⁻¹, P Hermitian
+    else:  # A = P U, P² = AAᴴ
+        sym = ops.add(mm(ta, mH(a)), mm(a, mH(ta)))
         dp = solve_sylvester(p, p, sym)
         du = _solve(p, ops.sub(ta, mm(dp, u)))
     return [u, p], [du, dp]

@@ -21,7 +21,32 @@ def _cumulative(name, impl):
     return p
 
 
-cumsum_p = _cumulative("cumsum", np.cumsum)
+_BLOCK = 16
+
+
+def _blocked_cumsum(x, axis):
+    """np.cumsum's values with error ~ 16·log16(n)·eps instead of n·eps for float and
+    complex runs past 64: running sums within blocks of 16, the blocks' offsets from the
+    running sum of the blocks' totals (the same algorithm, recursively), added after. About
+    two passes over the data where np.cumsum makes one."""
+    n = x.shape[axis] if x.ndim else 0
+    if n <= 4 * _BLOCK or x.dtype.kind not in "fc":
+        return np.cumsum(x, axis=axis)
+    out = np.empty(x.shape, x.dtype)
+    xs, outs = np.moveaxis(x, axis, 0), np.moveaxis(out, axis, 0)
+    q = n // _BLOCK
+    head = outs[:q * _BLOCK].reshape((q, _BLOCK) + xs.shape[1:])
+    np.cumsum(xs[:q * _BLOCK].reshape(head.shape), axis=1, out=head)
+    offsets = _blocked_cumsum(np.ascontiguousarray(head[:, -1]), 0)  # running block totals
+    head[1:] += offsets[:-1, None]
+    if q * _BLOCK < n:  # the last, partial block
+        tail = outs[q * _BLOCK:]
+        np.cumsum(xs[q * _BLOCK:], axis=0, out=tail)
+        tail += offsets[-1]
+    return out
+
+
+cumsum_p = _cumulative("cumsum", _blocked_cumsum)
 # Transpose of a running sum: a running sum from the other end.
 deflinear(cumsum_p, lambda ct, x, axis: [ops.flip(cumsum(ops.flip(ct, (axis,)), axis), (axis,))])
 def cumsum(x, axis): return cumsum_p.bind(x, axis=norm_axes(x, (axis,), 'cumsum')[0])

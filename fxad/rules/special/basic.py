@@ -6,7 +6,7 @@ import scipy.special as sc
 
 from ..elementwise.arithmetic import add, div, mul, neg, select, sub
 from ..elementwise.piecewise import abs, eq, isfinite, logical_and, logical_not, lt
-from ..elementwise.transcendental import cos, exp, log, log1p, logistic
+from ..elementwise.transcendental import cos, exp, log, log1p, logistic, sin
 from ..helpers import elementwise
 from ...ir.numba_backend.lowering import fusible
 from ..helpers import defderiv, defjvp
@@ -183,9 +183,32 @@ defderiv(erfinv_p, lambda ans, y: mul(exp(mul(ans, ans)), _SQRT_PI_OVER_2), with
 def erfinv(y): return erfinv_p.bind(y)
 
 
+erfcinv_p = elementwise("erfcinv", sc.erfcinv)  # x with erfc(x) = y: -sqrt(pi)/2 exp(x²)
+defderiv(erfcinv_p, lambda ans, y: mul(exp(mul(ans, ans)), -_SQRT_PI_OVER_2), with_output=True)
+def erfcinv(y): return erfcinv_p.bind(y)
+
+
 gamma_p = elementwise("gamma", sc.gamma)  # Γ'(x) = Γ(x) ψ(x)
 defderiv(gamma_p, lambda ans, x: mul(ans, digamma(x)), with_output=True)
 def gamma(x): return gamma_p.bind(x)
+
+
+def _rgamma_slope(ans, x):
+    """(1/Γ)' = -ψ(x)/Γ(x), whose factors have poles at 0, -1, ... where 1/Γ is smooth.
+    Below 1/2, by the reflection 1/Γ(x) = sin(πx) Γ(1-x)/π: Γ(1-x)(cos(πx) - sin(πx)
+    ψ(1-x)/π), finite there ((-1)^n n! at x = -n) and smooth, so every order is right. Each
+    branch sees a safe input where it is not used."""
+    low = lt(x, 0.5)
+    xl, xh = select(low, x, 0.0), select(low, 1.0, x)
+    pxl = mul(xl, float(np.pi))
+    refl = mul(gamma(sub(1.0, xl)), sub(cos(pxl), mul(sin(pxl),
+                                                      mul(digamma(sub(1.0, xl)), 1 / np.pi))))
+    return select(low, refl, neg(mul(digamma(xh), ans)))
+
+
+rgamma_p = elementwise("rgamma", sc.rgamma)  # 1/Γ(x): entire, 0 at 0, -1, -2, ...
+defderiv(rgamma_p, _rgamma_slope, with_output=True)
+def rgamma(x): return rgamma_p.bind(x)
 
 
 entr_p = elementwise("entr", sc.entr)  # -x log x (0 at 0, -inf below)
@@ -201,4 +224,4 @@ def xlog1py(x, y): return xlog1py_p.bind(x, y)
 
 __all__ = ["softplus", "logaddexp", "logaddexp2", "sinc", "erf", "erfc", "erfcx", "polygamma",
            "gammaln", "digamma", "logit", "xlogy", "ndtr", "log_ndtr", "ndtri", "erfinv",
-           "gamma", "entr", "xlog1py"]
+           "gamma", "entr", "xlog1py", "erfcinv", "rgamma"]

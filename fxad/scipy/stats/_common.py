@@ -170,6 +170,9 @@ def publish(module_name, dist):
     """Make the module `module_name` the face of `dist`: its functions as module attributes
     (the module assigns them itself, so they can be read in its source) and callable."""
     module = sys.modules[module_name]
+    missing = [k for k in dist._methods if vars(module).get(k) is not getattr(dist, k)]
+    if missing:  # a function added to the distribution must be named in its module too
+        raise ImportError(f"{module_name} does not assign {', '.join(missing)}")
     module._distribution = dist
     module.__class__ = DistributionModule
 

@@ -99,10 +99,25 @@ def _mvn_logpdf_pinv(dev, cov, d):
     return where(lax.gt(off, lax.mul(scale, 1e-10)), -np.inf, out)
 
 
+def _mvn_entropy(mean=None, cov=1):
+    """SciPy's: (r log(2 pi e) + log pdet cov) / 2, with r the rank and pdet the product of
+    the eigenvalues above SciPy's cutoff (a singular covariance is allowed, as in SciPy)."""
+    _, kind, cov, d = _mvn_params(mean, cov)
+    if kind in ("scalar", "diag"):
+        logdet, rank = fnp.sum(lax.log(fnp.broadcast_to(cov, (d,)))), d
+    else:
+        s = eigh(cov)[0]
+        keep = lax.gt(s, lax.mul(fnp.max(lax.abs(s)), 1e6 * np.finfo(np.float64).eps))
+        logdet = fnp.sum(where(keep, lax.log(where(keep, s, 1.0)), 0.0))
+        rank = fnp.sum(lax.convert_element_type(keep, np.float64))
+    return lax.mul(lax.add(lax.mul(rank, _LOG_2PI + 1.0), logdet), 0.5)
+
+
 multivariate_normal = Distribution("multivariate_normal", {
     "logpdf": _mvn_logpdf,
     "pdf": lambda x, mean=None, cov=1, allow_singular=False: lax.exp(
-        _mvn_logpdf(x, mean, cov, allow_singular))})
+        _mvn_logpdf(x, mean, cov, allow_singular)),
+    "entropy": _mvn_entropy})
 
 
 def _dirichlet_logpdf(x, alpha):

@@ -1,13 +1,14 @@
 """Rule table: fxad/rules/contraction/signal_conv.py (SciPy's n-d convolution as one bilinear window
 primitive): every mode, both operand orders (SciPy's 'valid' swap), 1-3 dimensions, complex
-operands; the transposes are checked by run_row's transpose identity, the batching rule
-(one operand batched: one convolution with an extra axis; both: a loop) against a loop."""
+operands, batch axes (fftconvolve's axes=); the transposes are checked by run_row's transpose
+identity, the batching rule (one operand batched: a length-1 convolution axis; both: a batch
+axis; one convolution either way) against a loop."""
 import numpy as np
 import pytest
 import scipy.signal as ss
 
 import fxad
-from fxad.rules.contraction.signal_conv import convolve_window, mode_window
+from fxad.rules.contraction.signal_conv import convolve_window, freq_window, mode_window
 
 from ..common import floats, Row, row_tests
 
@@ -22,6 +23,20 @@ def conv(mode, method="auto"):
 SHAPES = [((7,), (3,)), ((3,), (6,)), ((4, 5), (2, 3)), ((2, 3), (3, 4)), ((3, 2, 4), (2, 2, 2))]
 MODES = [("full", "auto"), ("same", "direct"), ("valid", "fft")]
 TABLE = [(f"{m}-{meth}", conv(m, meth), list(s)) for m, meth in MODES for s in SHAPES]
+
+
+def conv_axes(mode, axes, method="fft"):
+    def f(a, v):
+        conv, start, size = freq_window(mode, np.shape(a), np.shape(v), axes)
+        return convolve_window(a, v, start, size, method, conv)
+    return f
+
+
+AXES_ROWS = [  # batch axes (equal lengths) next to convolution axes, every method
+    ("full", (1,), "fft", [(3, 5), (3, 2)]), ("same", (0,), "direct", [(4, 2), (3, 2)]),
+    ("valid", (0, 2), "auto", [(3, 2, 4), (2, 2, 2)]), ("same", (1,), "fft", [(2, 3), (1, 2)]),
+]
+TABLE += [(f"axes-{m}-{ax}-{meth}", conv_axes(m, ax, meth), s) for m, ax, meth, s in AXES_ROWS]
 
 
 TABLE = [Row(n, f, s, floats(-2, 2)) for n, f, s in TABLE]
@@ -46,11 +61,13 @@ def test_complex_operands_satisfy_the_transpose_identity():
     check_grads(conv("same"), (a, v), order=2)
 
 
+@pytest.mark.parametrize("mode,axes,method", [("same", None, "auto"), ("valid", (1,), "direct"),
+                                              ("full", (0, 1), "fft")])
 @pytest.mark.parametrize("batched", ["a", "v", "both"])
-def test_vmap_matches_loop(batched):
+def test_vmap_matches_loop(batched, mode, axes, method):
     rng = np.random.default_rng(2)
-    a, v = rng.standard_normal((3, 4, 5)), rng.standard_normal((3, 2, 2))
-    f = conv("same")
+    a, v = rng.standard_normal((3, 4, 5)), rng.standard_normal((3, 4, 2))
+    f = conv(mode, method) if axes is None else conv_axes(mode, axes, method)
     axes = {"a": (0, None), "v": (None, 0), "both": (0, 0)}[batched]
     args = (a if axes[0] == 0 else a[0], v if axes[1] == 0 else v[0])
     got = fxad.vmap(f, in_axes=axes)(*args)

@@ -59,10 +59,11 @@ _OPERANDS = [np.float64(1.5), np.float32(-2.5), np.float16(0.5), np.int64(3), np
 @pytest.mark.parametrize("name, ufunc", [("add", np.add), ("sub", np.subtract),
                                           ("mul", np.multiply), ("div", np.true_divide)])
 def test_arithmetic_impls_agree_with_the_ufunc_for_every_operand_type(name, ufunc):
-    """add/sub/mul/div take NumPy's scalar-math path for NumPy scalars (fxad.rules.elementwise.arithmetic
-    `arithmetic`); type and value must be exactly the ufunc's, for every pair of types."""
-    from fxad.rules.elementwise import arithmetic as elementwise
-    impl = getattr(elementwise, name + "_p").impl
+    """add/sub/mul/div take NumPy's scalar-math path for NumPy scalars (`arithmetic` in
+    fxad/rules/elementwise/arithmetic.py); type and value must be exactly the ufunc's, for
+    every pair of types."""
+    from fxad.rules.elementwise import arithmetic
+    impl = getattr(arithmetic, name + "_p").impl
     for x in _OPERANDS:
         for y in _OPERANDS:
             if name == "sub" and np.asarray(x).dtype == bool and np.asarray(y).dtype == bool:

@@ -27,6 +27,8 @@ UNARY = [
     ("entr", fsp.entr, floats(0.2, 3)),
     ("erfcx", fsp.erfcx, floats(-1, 3)),
     ("erfcx-tail", lambda x: fsp.erfcx(x + 20.0) * 100.0, floats(-6, 6)),  # asymptotic branch
+    ("erfcinv", fsp.erfcinv, floats(0.1, 1.9)),
+    ("rgamma", fsp.rgamma, floats(-3.5, 4)),  # across the zeros at 0, -1, -2, -3
 ]
 BINARY = [("xlogy", fsp.xlogy, floats(0.3, 2)),
           ("xlog1py", fsp.xlog1py, floats(0.3, 2)),

@@ -3,6 +3,7 @@ their inverses, Student's t and generalized-normal CDFs, and the shape-parameter
 primitives). Each row maps values in a box to the function's domain; its grad check is the
 derivatives to second order in both modes, so a row on a derivative primitive (gammainc_da,
 betainc_d, ...) checks the third and fourth derivatives of the function it differentiates."""
+import numpy as np
 
 from fxad.rules.special import incomplete as si
 
@@ -56,7 +57,17 @@ def _shapes(name, shapes):
     return shapes[1::3] if name in SLOW else shapes
 
 
-TABLE = [Row(n, f, list(s), floats(0.0, 1.0)) for n, f in ROWS2
-         for s in _shapes(n, SHAPES_BINARY)] + \
+# The generalized normal's density has a cusp at x = 0 for beta < 2 (|x|^(beta-1) for its
+# slope): finite differences of the cdf's higher derivatives lose their accuracy there, so
+# those rows keep x = 6z - 2.9 off it.
+OFF_CUSP = {"gennorm_cdf", "gennorm_cdf_dbeta"}
+
+
+def _off_cusp(z, p):
+    return bool(np.all(np.abs(6.0 * np.asarray(z) - 2.9) > 0.1))
+
+
+TABLE = [Row(n, f, list(s), floats(0.0, 1.0), assume=_off_cusp if n in OFF_CUSP else None)
+         for n, f in ROWS2 for s in _shapes(n, SHAPES_BINARY)] + \
         [Row(n, f, list(s), floats(0.0, 1.0)) for n, f in ROWS3 for s in _shapes(n, SHAPES3)]
 test_row = row_tests(TABLE)

@@ -7,6 +7,6 @@ from __future__ import annotations
 from .. import registry
 from . import (  # noqa: F401  (importing a family registers its makers)
     control_flow, elementwise, fft, indexing, jax_surface, linalg, nn, products, reductions,
-    random, series, shapes, scipy_solvers, scipy_stats_special, statistics)
+    random, series, shapes, scipy_solvers, scipy_stats_special, statistics, decompositions)
 
 registry.check_complete()

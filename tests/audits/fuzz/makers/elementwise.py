@@ -89,12 +89,13 @@ def mk_bounded_domain(g):
 
 @maker(weight=1)
 def mk_logit(g):
-    """logit, ndtri and erfinv: inverse CDFs, on (0.1, 0.9) (erfinv's argument mapped to
-    (-0.8, 0.8))."""
+    """logit, ndtri, erfinv and erfcinv: inverse CDFs, on (0.1, 0.9) (erfinv's argument
+    mapped to (-0.8, 0.8), erfcinv's to (0.2, 1.8))."""
     i = g.pick()
     v = g.vals(i)
     kind, form = g.choice([("logit", "special.logit({p})"), ("ndtri", "special.ndtri({p})"),
-                           ("erfinv", "special.erfinv({p} * 2.0 - 1.0)")])
+                           ("erfinv", "special.erfinv({p} * 2.0 - 1.0)"),
+                           ("erfcinv", "special.erfcinv({p} * 2.0)")])
     if np.all((v >= 0.1) & (v <= 0.9)):
         return kind, form.format(p="@0"), [i]
     return kind, form.format(p="(lax.logistic(@0) * 0.8 + 0.1)"), [i]

@@ -76,7 +76,15 @@ def mk_einsum(g):
         spec = ",".join(operands) + "->" + "".join(out)
         out_shape = [sizes[c] for c in out]
     guard(_size(out_shape) <= MAX_SIZE)
-    return "einsum", f"fnp.einsum({spec!r}, @0{', @1' if two else ''})", [i] + ([j] if two else [])
+    args = [i] + ([j] if two else [])
+    if g.coin(0.25):  # NumPy's interleaved form: integer sublists (a..h -> 0..7, same order)
+        ins, _, out = spec.partition("->")
+        subs = [[LETTERS.index(c) for c in s] for s in ins.split(",")]
+        parts = [f"@{k}, {sub}" for k, sub in enumerate(subs)]
+        if "->" in spec:
+            parts.append(str([LETTERS.index(c) for c in out]))
+        return "einsum_sublists", f"fnp.einsum({', '.join(parts)})", args
+    return "einsum", f"fnp.einsum({spec!r}, @0{', @1' if two else ''})", args
 
 
 @maker(weight=3)

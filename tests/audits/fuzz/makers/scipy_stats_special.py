@@ -61,7 +61,9 @@ UNARY_SMOOTH = [  # name, expression, lower bound of the argument (None: any val
     ("spence", "special.spence({x})", 0.1), ("loggamma", "special.loggamma({x})", 0.3),
     ("fresnel", "special.fresnel({x})[0]", None), ("sici", "special.sici({x})[0]", None),
     ("wofz", "fnp.real(special.wofz({x}))", None), ("exprel", "special.exprel({x})", None),
-    ("i1e", "special.i1e({x})", 0.1),
+    ("i1e", "special.i1e({x})", 0.1), ("y0", "special.y0({x})", 0.3),
+    ("yn", "special.yn(2, {x})", 0.5), ("k1", "special.k1({x})", 0.3),
+    ("kve", "special.kve(1.5, {x})", 0.3), ("rgamma", "special.rgamma({x})", None),
 ]
 
 
@@ -141,6 +143,14 @@ def mk_signal(g):
     j = g.pick(lambda n: len(n.shape) == nd)
     mode = g.choice(["full", "same", "valid"])
     sa, sv = g.shape(i), g.shape(j)
+    if nd == 2 and g.coin(0.3):  # fftconvolve along one axis, elementwise along the other
+        ax = int(g.int(0, 1))
+        guard(sa[1 - ax] == sv[1 - ax] or 1 in (sa[1 - ax], sv[1 - ax]))
+        size = int(np.prod([a + b - 1 if k == ax or 1 in (a, b) else a
+                            for k, (a, b) in enumerate(zip(sa, sv))]))
+        guard(size <= MAX_SIZE)
+        return ("fftconvolve_axes", f"fxad.scipy.signal.fftconvolve(@0, @1, {mode!r}, "
+                f"axes={ax})", [i, j])
     if mode == "valid":
         guard(all(a >= b for a, b in zip(sa, sv)) or all(a <= b for a, b in zip(sa, sv)))
     size = int(np.prod([a + b - 1 for a, b in zip(sa, sv)]))
