@@ -23,7 +23,8 @@ DISTRIBUTIONS = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "d
 MODULES = ["numpy", "numpy.linalg", "numpy.fft", "lax", "lax.linalg", "nn", "nn.initializers",
            "random", "tree_util", "tree", "flatten_util", "custom_derivatives", "errors",
            "test_util", "debug", "scipy", "scipy.special", "scipy.linalg", "scipy.signal",
-           "scipy.integrate", "scipy.optimize", "scipy.stats"] + \
+           "scipy.integrate", "scipy.optimize", "scipy.stats", "typing", "example_libraries",
+           "example_libraries.stax", "example_libraries.optimizers"] + \
     [f"scipy.stats.{d}" for d in DISTRIBUTIONS]
 
 
