@@ -32,8 +32,8 @@ from .. import ops
 from ..helpers import bdim_to_front, ct_for, dtype_of, ndim_of, shape_of
 from .decompositions import _inv_gaps
 from .solve import (batch_all, batch_solve, diag_part, eye_like, float_dtype, mH, mm, mT,
-                    only_b_linear, rhs_aval, solve_dtype, square, stacked,
-                    solve_triangular, tri)
+                    lu_factor, lu_solve, only_b_linear, rhs_aval, solve_dtype, square,
+                    stacked, solve_triangular, tri)
 
 
 def _front(prim):
@@ -45,7 +45,6 @@ def _front(prim):
 
 def _solve(a, b):
     """a⁻¹ b for a square a, via lu_solve (differentiable)."""
-    from .solve import lu_factor, lu_solve
     lu, piv = lu_factor(a)
     return lu_solve(a, lu, piv, b, 0)
 

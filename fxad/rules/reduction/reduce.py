@@ -9,7 +9,7 @@ import numpy as np
 
 from ...core import Primitive, ShapedArray
 from ..helpers import defbatch_unary_axes
-from ...interpreters.jvp import Zero
+from ...interpreters.jvp import Zero, jvp_flat
 from ..helpers import defjvp_zero, deflinear, norm_axes, probe_dtype, shape_of
 from .. import ops
 
@@ -177,7 +177,6 @@ def _prod_by_halving(x):
 
 
 def _reduce_prod_jvp(primals, tangents, axes, keepdims):
-    from ...interpreters.jvp import jvp_flat
     (x,), (t,) = primals, tangents
     ans = reduce_prod(x, axes, keepdims)
     if type(t) is Zero:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import Primitive, ShapedArray
+from ...errors import FxadValueError
 from ..helpers import bdim_to_front, broadcast_batched, defbatch_unary_axes
 from ...interpreters.jvp import Zero
 from ..helpers import defjvp_zero, norm_axes, shape_of
@@ -48,7 +49,6 @@ lexsort_p = Primitive("lexsort", memory="fresh")
 lexsort_p.def_impl(lambda *keys, axis: np.lexsort(keys[::-1], axis=axis))
 def _lexsort_shape(*keys, axis):
     if any(k.shape != keys[0].shape for k in keys):
-        from ...errors import FxadValueError
         raise FxadValueError(f"lexsort: keys of shapes {[k.shape for k in keys]} differ; "
                              "every key must have the same shape")
     return ShapedArray(keys[0].shape, np.intp)
@@ -80,7 +80,6 @@ def _top_k_impl(x, k):
 top_k_p.def_impl(_top_k_impl)
 def _top_k_shape(x, k):
     if not x.shape or not 0 <= k <= x.shape[-1]:
-        from ...errors import FxadValueError
         raise FxadValueError(f"top_k: k={k} must be between 0 and the last dimension of "
                              f"{x.str_short()}")
     shape = x.shape[:-1] + (k,)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ... import lax
 from ...rules.special.bessel import bessel_ie
-from ...rules.special.basic import log_ndtr, ndtr
+from ...rules.special.basic import log_ndtr, logaddexp, ndtr
 from ...rules.special.incomplete import (betainc, betaincinv, betaln, gammainc, gammaincc,
                                          gammainccinv, gammaincinv, gammaln, gennorm_cdf,
                                          gennorm_ppf)
@@ -126,13 +126,8 @@ def _tn_ppf(q, a, b):
     q2 = where(upper, lax.sub(1.0, q), q)
     la = log_ndtr(a2)
     inner = lax.add(lax.log(q2), _log_diff_ndtr(a2, b2))
-    x = ndtri_exp(_logaddexp(la, inner))
+    x = ndtri_exp(logaddexp(la, inner))
     return where(upper, lax.neg(x), x)
-
-
-def _logaddexp(x, y):
-    from ...rules.special.basic import logaddexp
-    return logaddexp(x, y)
 
 
 truncnorm = continuous("truncnorm", ("a", "b"), {
