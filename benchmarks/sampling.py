@@ -3,7 +3,7 @@ values, fxad eager and jit against NumPy's Generator (PCG64: the floor a NumPy-b
 library cannot beat) and, when importable, JAX jit (float64, CPU, one thread) and PyTorch
 eager, in one run.
 
-    python benchmarks/random.py [--repeat K] [--min-run S] [--quick] [--markdown]
+    python benchmarks/sampling.py [--repeat K] [--min-run S] [--quick] [--markdown]
                                 [--peers jax,torch | --peers none]
 
 Timing as benchmarks/run.py (whose harness this reuses): one BLAS thread, two warm-up calls
