@@ -250,12 +250,9 @@ class Primitive:
     def __repr__(self):
         return self.name
 
-    def __setattr__(self, name, value):
-        # A rule replaced after the primitive was defined (by a user, or a test that corrupts
-        # one) must not live on in what was derived from the old rule
+    def __setattr__(self, name, value):  # a replaced rule must not live on in derived caches
         if name in _RULE_ATTRS and "module" in self.__dict__:
-            for forget in _on_rule_change:
-                forget()
+            [forget() for forget in _on_rule_change]
         object.__setattr__(self, name, value)
 
     def def_impl(self, impl):
@@ -323,15 +320,11 @@ class Primitive:
 
 
 _RULE_ATTRS = frozenset({"impl", "abstract_eval", "jvp", "transpose", "batch"})
-# Callbacks that drop what the interpreters derived from rules (the eager tape's pullbacks,
-# interned loop bodies), called when a defined primitive's rule is replaced.
-_on_rule_change: list = []
+_on_rule_change: list = []  # forget() callbacks: what was derived from the old rules goes
 
 
-def on_rule_change(forget):
-    """Register `forget()`, called whenever a rule of an already defined primitive is replaced."""
-    _on_rule_change.append(forget)
-    return forget
+def on_rule_change(forget):  # a decorator: forget() runs when a defined rule is replaced
+    return _on_rule_change.append(forget) or forget
 
 
 # Set by fxad.numpy: (args) -> args with every list/tuple that holds traced values made an
