@@ -28,6 +28,8 @@ import numpy as np
 
 from .. import codegen
 
+__all__ = ["AutoProgram", "MAX_QUEUED", "compile_program", "drain", "has_effects", "installed"]
+
 MAX_QUEUED = 64
 logger = logging.getLogger("fxad")
 
