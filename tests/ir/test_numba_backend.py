@@ -445,6 +445,23 @@ def test_threads_share_one_compiled_program():
     assert len(got) == 4 and all(g == want for g in got)
 
 
+def test_threads_loading_one_module_see_it_executed():
+    """A thread that asks for a generated module while another is executing it waits for
+    it, rather than getting the registered but still empty module (a NumPy fallback with
+    "no attribute _seg0" before)."""
+    from fxad.ir.numba_backend import cache
+    source = f"import time\ntime.sleep(0.3)\nDONE = {os.getpid()}{threading.get_ident()}\n"
+    cache.source_key("")  # (imports Numba now, not in the threads)
+    got = []
+    ts = [threading.Thread(target=lambda: got.append(hasattr(cache.load_module(source), "DONE")))
+          for _ in range(3)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert got == [True, True, True]
+
+
 def test_debug_nans_names_the_primitive_on_the_numba_backend():
     f = fxad.jit(lambda x: fnp.log(x) * 2.0, backend="numba")
     f(np.array([1.0, 2.0]))
