@@ -193,8 +193,6 @@ PROGRAMS += [
     # past rank 2: one matmul on the operands reshaped to matrices (dot.matrix_form)
     ("dg-3d-ab", lambda a, b: lax.dot_general(a, b, (((2,), (0,)), ((), ()))),
      (_R.normal(size=(3, 4, 5)), _R.normal(size=(5, 6)))),
-    ("dg-3d-abT", lambda a, b: lax.dot_general(a, b, (((2,), (1,)), ((), ()))),
-     (_R.normal(size=(3, 4, 5)), _R.normal(size=(6, 5)))),
     ("dg-3d-abT-views", lambda a, b: lax.dot_general(a[:, ::2], b, (((2,), (1,)), ((), ()))),
      (_R.normal(size=(3, 4, 5)), _R.normal(size=(5, 6)).T)),
     ("dg-3d-f32-transposed-input", lambda a, b: lax.dot_general(a, b, (((2,), (0,)), ((), ()))),
@@ -205,8 +203,6 @@ PROGRAMS += [
      (_R.normal(size=(3, 4)), _R.normal(size=(4, 2, 5)))),
     ("dg-batched-ab", lambda a, b: lax.dot_general(a, b, (((3,), (1,)), ((0,), (0,)))),
      (_R.normal(size=(2, 3, 4, 5)), _R.normal(size=(2, 5, 6)))),
-    ("dg-batched-abT", lambda a, b: lax.dot_general(a, b, (((3,), (2,)), ((0,), (0,)))),
-     (_R.normal(size=(2, 3, 4, 5)), _R.normal(size=(2, 6, 5))[:, :, :])),
     ("dg-batched-abT-views", lambda a, b: lax.dot_general(a, b[:, ::2], (((3,), (2,)),
                                                                          ((0,), (0,)))),
      (_R.normal(size=(2, 3, 4, 5)), _R.normal(size=(2, 6, 5)))),
