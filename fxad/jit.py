@@ -116,10 +116,10 @@ class Lowered:
     @property
     def compile_seconds(self):
         """Seconds spent compiling (or loading from the disk cache) so far; 0.0 for the NumPy
-        backend, None before the first run."""
+        backend, None before the first run (on "auto": before the compile is done)."""
         report = getattr(self.compiled, "report", None)
         if report is None:
-            return 0.0
+            return None if self.backend == "auto" else 0.0
         return report.seconds if report.entries else None
 
     def __str__(self):

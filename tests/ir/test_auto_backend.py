@@ -75,6 +75,7 @@ def test_auto_runs_numpy_then_switches_to_the_compiled_program(name, f, args):
 def test_lower_compile_waits_for_the_compiled_program():
     params, x = data(1)
     f = fxad.jit(fxad.grad(loss), backend="auto")
+    assert f.lower(params, x).compile_seconds is None
     compiled = f.lower(params, x).compile()
     assert compiled.compiled.state == "numba"
     assert compiled.compile_seconds is not None and compiled.compile_seconds >= 0
