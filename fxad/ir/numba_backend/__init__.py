@@ -9,6 +9,8 @@
   cache.py     generated modules in the on-disk cache, compile timing
   runtime.py   what generated code calls: NumPy's own ufunc loops, NumPy's summation
   background.py  the "auto" backend: NumPy at once, Numba compiled in a background thread
+                 (registered when fxad.jit imports it; it imports this package, not the
+                 other way round)
 
 Numba is optional (`pip install fxad[compile]`): `available()` says whether it can be used;
 nothing here imports it until a program is compiled.
@@ -69,5 +71,3 @@ def compile_program(closed, boundary):
 
 
 codegen.register_backend("numba", compile_program)
-
-from . import background  # noqa: E402,F401  (registers the "auto" backend; imports no Numba)
