@@ -335,7 +335,10 @@ def batch_size(vals, dims):
 
 def defbatch_elementwise(prim):
     """Batching for NumPy-broadcasting primitives: batch axes go to the front and operands
-    are aligned by rank; unbatched operands broadcast as they are."""
+    are aligned by rank; unbatched operands broadcast as they are. (It marks the primitive
+    `elementwise`: this rule is only right for one.)"""
+    prim.elementwise = True
+
     def rule(vals, dims, **params):
         ranks = [ndim_of(v) - (d is not None) for v, d in zip(vals, dims)]
         rank = max(ranks)
