@@ -52,9 +52,15 @@ def hessian_sparsity(f: Callable, *args: Any) -> sp.csr_array:
     (every leaf must be a float array; the Hessian's rows and columns are their elements in
     order), as a symmetric boolean `scipy.sparse.csr_array`. It is the Jacobian pattern of
     the gradient program (fxad.grad of f), with the over-approximations
-    `jacobian_sparsity` lists, made symmetric."""
+    `jacobian_sparsity` lists, made symmetric. Where the gradient cannot be staged (reverse
+    mode through a `while_loop` of unknown trip count) it falls back to PᵀP for f's Jacobian
+    pattern P (i and j both reach f's output): valid, coarser."""
     argnums = tuple(range(len(args)))
-    p = jacobian_sparsity(lambda *a: grad(f, argnums=argnums)(*a), *args)
+    try:
+        p = jacobian_sparsity(lambda *a: grad(f, argnums=argnums)(*a), *args)
+    except FxadTypeError:
+        j = jacobian_sparsity(f, *args)
+        p = sp.csr_array(j.T.astype(np.int64) @ j.astype(np.int64), dtype=bool)
     p = sp.csr_array(p + p.T, dtype=bool)
     p.sort_indices()
     return p
