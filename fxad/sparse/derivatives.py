@@ -69,6 +69,12 @@ def _result(vals, p, fmt):
     return m.tocsc() if fmt == "csc" else m
 
 
+def _take(comp, i, j):
+    """comp[i, j] for index arrays, as one gather from the flattened array."""
+    k = comp.shape[1]
+    return fnp.ravel(comp)[np.asarray(i, np.int64) * k + np.asarray(j, np.int64)]
+
+
 def _float_dtype(x):
     dt = np.result_type(x)
     if dt.kind != "f":
@@ -97,12 +103,13 @@ def jacfwd(f: Callable, sparsity: Any = "auto", argnums: int = 0,
         dt = _float_dtype(x)
         shape = np.shape(x)
         p = _pattern(g, x, sparsity, lambda p: (p.shape[0]), "fxad.sparse.jacfwd")
+        if p.nnz == 0:
+            return _result(fnp.zeros(0, dt), p, format)
         colors = color_columns(p)
         seeds = _seeds(colors, p.shape[1], dt)
         comp = vmap(lambda s: fnp.ravel(jvp(g, (x,), (fnp.reshape(s, shape),))[1]))(seeds)
         rows = np.repeat(np.arange(p.shape[0]), np.diff(p.indptr))
-        return _result(comp[colors[p.indices], rows] if p.nnz else
-                       fnp.zeros(0, dt), p, format)
+        return _result(_take(comp, colors[p.indices], rows), p, format)
     return jac
 
 
@@ -117,12 +124,14 @@ def jacrev(f: Callable, sparsity: Any = "auto", argnums: int = 0,
         y, pull = vjp(g, x)
         m = int(np.prod(np.shape(y), dtype=np.int64))
         p = _pattern(g, x, sparsity, lambda p: m, "fxad.sparse.jacrev")
+        if p.nnz == 0:
+            return _result(fnp.zeros(0, dt), p, format)
         colors = color_rows(p)
         seeds = _seeds(colors, m, np.result_type(y))
         out_shape = np.shape(y)
         comp = vmap(lambda s: fnp.ravel(pull(fnp.reshape(s, out_shape))[0]))(seeds)
         rows = np.repeat(np.arange(p.shape[0]), np.diff(p.indptr))
-        return _result(comp[colors[rows], p.indices] if p.nnz else fnp.zeros(0, dt), p, format)
+        return _result(_take(comp, colors[rows], p.indices), p, format)
     return jac
 
 
@@ -145,9 +154,11 @@ def hessian(f: Callable, sparsity: Any = "auto", argnums: int = 0,
         if isinstance(sparsity, str):
             p = sp.csr_array(p + p.T, dtype=bool)
             p.sort_indices()
+        if p.nnz == 0:
+            return _result(fnp.zeros(0, dt), p, format)
         colors = star_color(p)
         seeds = _seeds(colors, n, dt)
         comp = vmap(lambda s: fnp.ravel(jvp(gf, (x,), (fnp.reshape(s, shape),))[1]))(seeds)
         row, col = star_sources(p, colors)
-        return _result(comp[col, row] if p.nnz else fnp.zeros(0, dt), p, format)
+        return _result(_take(comp, col, row), p, format)
     return hess

@@ -17,6 +17,7 @@ from ...ir.intern import intern
 from ...ir.jaxpr import ClosedJaxpr, Jaxpr
 from ...ir.staging import stage
 from ...tree_util import tree_flatten, tree_unflatten
+from ._jacobian import UserPattern
 from ._odecore import Config, solve
 
 IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
@@ -144,7 +145,12 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
     sensitivities (jvp) and the adjoint method (grad). `fun(t, y, *args)` must be written
     with fxad.numpy. The solution is reported at t_eval, or at t_span's two ends when
     t_eval is None (SciPy: at the steps its solver chose, which are not known before
-    solving and not differentiable). A failed integration raises FxadValueError."""
+    solving and not differentiable). A failed integration raises FxadValueError.
+
+    The implicit methods (BDF, Radau, LSODA) get fxad's exact Jacobian (`jac` is not used):
+    sparse when its pattern is (detected by fxad.sparse once per right-hand side, or your
+    `jac_sparsity`, which is then trusted to contain every nonzero), one JVP per color of a
+    column coloring; BDF and Radau receive a scipy.sparse matrix, LSODA a dense one."""
     name = "solve_ivp"
     if not isinstance(method, str) or method not in IVP_METHODS:
         raise FxadValueError(f"solve_ivp: method must be one of {', '.join(IVP_METHODS)}, got "
@@ -166,16 +172,20 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
                  max(t_out[0], t_out[-1]) <= max(t_span)):
             raise FxadValueError("solve_ivp: values in `t_eval` are not within `t_span`")
     options.pop("jac", None)  # fxad supplies the exact Jacobian to the implicit methods
-    for k in ("jac_sparsity", "lband", "uband"):
+    user_pattern = options.pop("jac_sparsity", None)
+    for k in ("lband", "uband"):
         options.pop(k, None)
     rtol, atol = options.pop("rtol", 1e-3), options.pop("atol", 1e-6)
-    cfg = Config(method, float(rtol), _atol(atol), tuple(sorted(options.items())))
+    cfg = Config(method, float(rtol), _atol(atol), tuple(sorted(options.items())),
+                 jac_sparsity=None if user_pattern is None else
+                 UserPattern(user_pattern, int(np.size(y0))))
     args = () if args is None else args
 
     def plain():
+        extra = {} if user_pattern is None else {"jac_sparsity": user_pattern}
         return scipy.integrate.solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
                                          vectorized=vectorized, args=_as_args(args), rtol=rtol,
-                                         atol=atol, **options)
+                                         atol=atol, **options, **extra)
     # the solve starts at t_span[0], where y0 is given (a repeated time costs nothing)
     got = _run(fun, y0, fnp.concatenate([t0[None], t_out]), args, cfg, False, name, plain)
     if isinstance(got, dict):  # SciPy's own result (the plain path)
