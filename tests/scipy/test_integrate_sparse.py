@@ -7,7 +7,8 @@ import scipy.sparse as sp
 
 import fxad
 import fxad.numpy as fnp
-from fxad.scipy.integrate import _jacobian, _odecore, odeint, solve_ivp
+from fxad.scipy import _sparse_jacobian as _jacobian
+from fxad.scipy.integrate import _odecore, odeint, solve_ivp
 
 N = 40  # states (2 species x 20 points): above the sparse threshold
 

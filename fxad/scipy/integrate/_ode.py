@@ -17,7 +17,7 @@ from ...ir.intern import intern
 from ...ir.jaxpr import ClosedJaxpr, Jaxpr
 from ...ir.staging import stage
 from ...tree_util import tree_flatten, tree_unflatten
-from ._jacobian import UserPattern
+from .._sparse_jacobian import UserPattern
 from ._odecore import Config, solve
 
 IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
@@ -178,7 +178,7 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
     rtol, atol = options.pop("rtol", 1e-3), options.pop("atol", 1e-6)
     cfg = Config(method, float(rtol), _atol(atol), tuple(sorted(options.items())),
                  jac_sparsity=None if user_pattern is None else
-                 UserPattern(user_pattern, int(np.size(y0))))
+                 UserPattern(user_pattern, (np.size(y0), np.size(y0))))
     args = () if args is None else args
 
     def plain():

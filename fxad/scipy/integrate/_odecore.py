@@ -44,7 +44,7 @@ from ...ir.intern import intern
 from ...ir.staging import stage
 from ...rules.custom_linear import linear_call
 from ... import numpy as fnp
-from ._jacobian import UserPattern, sparse_jac, sparse_plan
+from .._sparse_jacobian import UserPattern, sparse_jac, sparse_plan
 
 IMPLICIT = ("BDF", "Radau", "LSODA", "odeint")  # methods that use the Jacobian fxad supplies
 

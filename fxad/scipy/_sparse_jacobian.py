@@ -1,0 +1,96 @@
+"""The Jacobian fxad hands SciPy's solvers (implicit integrators, least_squares): exact, and
+sparse when it pays.
+
+For a function f(x, *rest) staged as a jaxpr (an ODE's right-hand side f(y, t, *params), a
+residual f(x, *params)), the pattern of ∂f/∂x is detected once (fxad.sparse, global: valid for
+every x and rest) or taken from the user's `jac_sparsity`; when a column coloring needs few
+colors, the Jacobian is one batched JVP per color (a compiled program computing the nonzeros)
+and the solver gets a scipy.sparse matrix (BDF/Radau factor it with SuperLU, least_squares
+uses LSMR). Solvers that take dense matrices only (LSODA, odeint) get the same cheap
+computation, densified. Otherwise the caller uses its dense jacfwd program."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import FxadValueError
+from ..ir.jaxpr import eval_jaxpr
+from ..ir.staging import stage
+
+SPARSE_MIN_STATES = 32  # below this a dense Jacobian is as cheap as anything
+MAX_COLOR_FRACTION = 0.25  # sparse only when colors <= this fraction of the states
+
+
+class UserPattern:
+    """A user's jac_sparsity as a hashable value (it is part of the solve's cache key)."""
+    __slots__ = ("matrix", "key")
+
+    def __init__(self, pattern, shape):
+        m = sp.csr_array(pattern, dtype=bool)
+        if m.shape != tuple(shape):
+            raise FxadValueError(f"jac_sparsity must have shape {tuple(shape)} (outputs, "
+                                 f"variables), got {m.shape}")
+        m.sum_duplicates()
+        m.eliminate_zeros()
+        m.sort_indices()
+        self.matrix = m
+        self.key = (m.shape, m.indptr.tobytes(), m.indices.tobytes())
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __eq__(self, other):
+        return isinstance(other, UserPattern) and self.key == other.key
+
+
+def sparse_plan(rhs, user):
+    """(pattern, staged program (x, *rest) -> [nonzero values]) or None when a dense
+    Jacobian is the better choice; cached on the (interned) program."""
+    key = ("sparse jacobian", user)
+    hit = rhs.cache.get(key, _MISSING)
+    if hit is _MISSING:
+        hit = rhs.cache[key] = _plan(rhs, user)
+    return hit
+
+
+_MISSING = object()
+
+
+def _plan(rhs, user):
+    from ..sparse import color_columns, jacfwd as sparse_jacfwd
+    from ..sparse.detect import pattern_of_program
+    n = rhs.in_avals[0].shape[0]
+    if user is not None:
+        pattern = user.matrix
+    else:
+        if n < SPARSE_MIN_STATES:
+            return None
+        pattern = sp.csr_array(pattern_of_program(rhs)[0][:, :n])
+        if int(color_columns(pattern).max(initial=-1)) + 1 > MAX_COLOR_FRACTION * n:
+            return None
+
+    def values(x, *rest):
+        f = lambda x_: eval_jaxpr(rhs.jaxpr, rhs.consts, x_, *rest)[0]  # noqa: E731
+        return [sparse_jacfwd(f, sparsity=pattern)(x)]
+    return pattern, stage(values, rhs.in_avals, name="sparse jacobian")
+
+
+def sparse_jac(plan, run, params, dense):
+    """jac(t, y) for SciPy's integrators from a plan and its compiled program."""
+    return _matrix_fn(plan, lambda t, y: run(y, np.float64(t), *params)[0], dense)
+
+
+def sparse_jac_of_x(plan, run, params):
+    """jac(x) for least_squares."""
+    return _matrix_fn(plan, lambda x: run(np.asarray(x, np.float64), *params)[0], False)
+
+
+def _matrix_fn(plan, values, dense):
+    pattern, _ = plan
+    indices, indptr, shape = pattern.indices, pattern.indptr, pattern.shape
+
+    def jac(*a):
+        vals = np.asarray(values(*a), dtype=np.float64)
+        m = sp.csr_matrix((vals, indices, indptr), shape=shape)
+        return m.toarray() if dense else m
+    return jac
