@@ -34,9 +34,9 @@ from ..core import Primitive
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero, instantiate
 from ..interpreters.transpose import UndefinedPrimal, is_undefined
-from ..rules.elementwise import elementwise as _elementwise
 from ..rules.helpers import (defbatch_elementwise, defbilinear, defderiv, defjvp, defjvp_zero,
                              deflinear, moveaxis)
+from ..rules.helpers import elementwise as _elementwise
 
 __all__ = ["Primitive", "Zero", "UndefinedPrimal", "is_undefined_primal", "instantiate_zeros",
            "elementwise_primitive", "defjvp", "defderiv", "defjvp_zero", "deflinear",
