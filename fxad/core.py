@@ -215,10 +215,7 @@ class Primitive:
     return results that alias nothing the caller or fxad holds: "fresh" (always newly
     allocated, referenced by nothing else), "views" (may be views of its operands), or
     "any" (the default: may be anything, e.g. a constant kept by an inner program).
-    `effectful` primitives (printing, callbacks) are never folded, merged or dropped.
-    `elementwise`: NumPy-broadcasting (each output element is computed from the elements at
-    the same broadcast position of the operands); set by the family's batching helper, read
-    by analyses such as fxad.sparse."""
+    `effectful` primitives (printing, callbacks) are never folded, merged or dropped."""
 
     def __init__(self, name, multiple_results=False, memory="any", effectful=False):
         self.name = name
@@ -226,7 +223,6 @@ class Primitive:
         self.memory = memory
         self.effectful = effectful
         self.linear = False
-        self.elementwise = False
         self.impl = None
         self.abstract_eval = None
         self.jvp = None

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import extend as fe
-from .. import grad, jvp, vjp, vmap
+from ..api import grad, jvp, vjp, vmap
 from .. import numpy as fnp
 from ..errors import FxadTypeError, FxadValueError
 from .coloring import color_columns, color_rows, star_color, star_sources

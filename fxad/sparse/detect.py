@@ -331,7 +331,7 @@ def _constant(value, aval):
 def _interpreter():
     it = fe.Interpreter(default=_conservative, constant=_constant, name="sparsity detection")
     for p in fe.primitives():
-        if p.elementwise:
+        if getattr(p, "elementwise", False):  # set by defbatch_elementwise
             it.rules[p] = _elementwise
     named = dict.fromkeys(MOVES, _move)
     named.update(dict.fromkeys(REDUCTIONS, _reduce))

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import extend as fe
-from .. import grad, make_jaxpr
+from ..api import grad, make_jaxpr
 from .. import numpy as fnp
 from ..errors import FxadTypeError
 from .detect import is_float_aval, pattern_of_program
