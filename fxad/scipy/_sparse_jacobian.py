@@ -94,3 +94,38 @@ def _matrix_fn(plan, values, dense):
         m = sp.csr_matrix((vals, indices, indptr), shape=shape)
         return m.toarray() if dense else m
     return jac
+
+
+def sparse_hessian_plan(objective):
+    """For a scalar objective f(x, *rest) staged as a jaxpr: (pattern, staged program
+    (x, *rest) -> [Hessian nonzeros in x]) when a star coloring needs few colors, else None.
+    The pattern is the Jacobian pattern in x of the staged gradient program, the rest being
+    inputs of the program (so it holds for every value of them), made symmetric."""
+    key = ("sparse hessian",)
+    hit = objective.cache.get(key, _MISSING)
+    if hit is _MISSING:
+        hit = objective.cache[key] = _hessian_plan(objective)
+    return hit
+
+
+def _hessian_plan(objective):
+    from ..api import grad
+    from ..sparse import hessian as sparse_hessian, star_color
+    from ..sparse.detect import pattern_of_program
+    n = objective.in_avals[0].shape[0]
+    if n < SPARSE_MIN_STATES:
+        return None
+
+    def value(x, *rest):
+        return eval_jaxpr(objective.jaxpr, objective.consts, x, *rest)[0]
+    grad_program = stage(lambda x, *rest: [grad(value)(x, *rest)], objective.in_avals,
+                         name="gradient")
+    p = sp.csr_array(pattern_of_program(grad_program)[0][:, :n])
+    p = sp.csr_array(p + p.T, dtype=bool)
+    p.sort_indices()
+    if int(star_color(p).max(initial=-1)) + 1 > MAX_COLOR_FRACTION * n:
+        return None
+
+    def values(x, *rest):
+        return [sparse_hessian(lambda y: value(y, *rest), sparsity=p)(x)]
+    return p, stage(values, objective.in_avals, name="sparse hessian")

@@ -58,3 +58,38 @@ def test_lm_and_bad_pattern():
     assert not sp.issparse(res.jac)
     with pytest.raises(fxad.errors.FxadValueError, match="jac_sparsity must have shape"):
         least_squares(resid, x0, args=(0.9,), jac_sparsity=np.ones((3, 3)))
+
+
+def chain(x, a):
+    return fnp.sum(a * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+@pytest.mark.parametrize("method", ["trust-constr", "Newton-CG"])
+def test_minimize_sparse_hessian(method, monkeypatch):
+    from fxad.scipy import _sparse_jacobian
+    from fxad.scipy.optimize import minimize
+    seen = []
+    real = _objective.sparse_hessian_plan
+
+    def spy(objective):
+        plan = real(objective)
+        seen.append(plan is not None)
+        return plan
+    monkeypatch.setattr(_objective, "sparse_hessian_plan", spy)
+    x0 = np.zeros(N)
+    got = minimize(chain, x0, args=(10.0,), method=method)
+    assert seen and all(seen)
+    g = fxad.grad(lambda a: fnp.sum(minimize(chain, x0, args=(a,), method=method).x))(10.0)
+    # the sparse Hessian program is exact
+    plan = _sparse_jacobian.sparse_hessian_plan(
+        _objective.Staged(chain, fxad.extend.ShapedArray((N,), np.float64), (10.0,),
+                          "t").jaxpr)
+    H = _sparse_jacobian.sparse_jac_of_x(plan, fxad.extend.jaxpr_as_fun(plan[1]), [10.0])(
+        np.linspace(0, 1, N))
+    np.testing.assert_allclose(H.toarray(), fxad.hessian(lambda x: chain(x, 10.0))(
+        np.linspace(0, 1, N)), rtol=1e-13, atol=1e-12)
+    monkeypatch.setattr(_objective, "sparse_hessian_plan", lambda *a: None)
+    want = minimize(chain, x0, args=(10.0,), method=method)
+    np.testing.assert_allclose(got.x, want.x, rtol=1e-5, atol=1e-6)
+    g_want = fxad.grad(lambda a: fnp.sum(minimize(chain, x0, args=(a,), method=method).x))(10.0)
+    np.testing.assert_allclose(g, g_want, rtol=1e-4, atol=1e-8)

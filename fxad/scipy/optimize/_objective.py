@@ -24,7 +24,7 @@ from ...ir.intern import intern
 from ...ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from ...ir.staging import stage
 from ...tree_util import tree_flatten, tree_unflatten
-from .._sparse_jacobian import UserPattern, sparse_jac_of_x, sparse_plan
+from .._sparse_jacobian import UserPattern, sparse_hessian_plan, sparse_jac_of_x, sparse_plan
 
 
 def as_args(args):
@@ -118,7 +118,12 @@ def numpy_fns(staged, params):
             user_pattern, (staged.out_aval.size, staged.jaxpr.in_avals[0].size))
         plan = sparse_plan(staged.jaxpr, user)
         return None if plan is None else sparse_jac_of_x(plan, compiled_for(plan[1]), params)
-    call.sparse_jac = sparse_jac
+    def sparse_hess():
+        """x -> the Hessian as a scipy.sparse matrix when its pattern is sparse; else
+        None."""
+        plan = sparse_hessian_plan(staged.jaxpr)
+        return None if plan is None else sparse_jac_of_x(plan, compiled_for(plan[1]), params)
+    call.sparse_jac, call.sparse_hess = sparse_jac, sparse_hess
     return call
 
 
