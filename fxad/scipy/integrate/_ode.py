@@ -18,6 +18,7 @@ from ...ir.jaxpr import ClosedJaxpr, Jaxpr
 from ...ir.staging import stage
 from ...tree_util import tree_flatten, tree_unflatten
 from .._sparse_jacobian import UserPattern
+from ._events import refuse_under_transformation, solve_eagerly
 from ._odecore import Config, solve
 
 IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
@@ -150,14 +151,16 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
     The implicit methods (BDF, Radau, LSODA) get fxad's exact Jacobian (`jac` is not used):
     sparse when its pattern is (detected by fxad.sparse once per right-hand side, or your
     `jac_sparsity`, which is then trusted to contain every nonzero), one JVP per color of a
-    column coloring; BDF and Radau receive a scipy.sparse matrix, LSODA a dense one."""
+    column coloring; BDF and Radau receive a scipy.sparse matrix, LSODA a dense one.
+
+    `events` and `dense_output` work as in SciPy (its event location and interpolant, on
+    fxad's compiled right-hand side and Jacobian; `t`/`y` still at t_eval or t_span's ends)
+    when nothing is transformed; they are not differentiable, and under a transformation
+    they raise FxadValueError saying what to use instead."""
     name = "solve_ivp"
     if not isinstance(method, str) or method not in IVP_METHODS:
         raise FxadValueError(f"solve_ivp: method must be one of {', '.join(IVP_METHODS)}, got "
                              f"{method!r} (a solver class is not supported)")
-    if dense_output or events is not None:
-        raise FxadValueError("solve_ivp: dense_output and events are not supported; pass the "
-                             "times you need as t_eval")
     if len(t_span) != 2:
         raise FxadValueError(f"solve_ivp: t_span must be (t0, tf), got {t_span!r}")
     t0 = fnp.asarray(t_span[0], dtype=np.float64)
@@ -186,6 +189,11 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
         return scipy.integrate.solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
                                          vectorized=vectorized, args=_as_args(args), rtol=rtol,
                                          atol=atol, **options, **extra)
+    if dense_output or events is not None:
+        if _traced(y0, t_span, t_eval, args):
+            refuse_under_transformation(dense_output, events)
+        return OdeResult(solve_eagerly(fun, t_span, y0, method, t_eval, dense_output, events,
+                                       _as_args(args), cfg, _stage_rhs, plain, options))
     # the solve starts at t_span[0], where y0 is given (a repeated time costs nothing)
     got = _run(fun, y0, fnp.concatenate([t0[None], t_out]), args, cfg, False, name, plain)
     if isinstance(got, dict):  # SciPy's own result (the plain path)
