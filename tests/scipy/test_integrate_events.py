@@ -58,12 +58,53 @@ def test_t_eval_reported_as_without_events():
     assert got.t_events[0].size == 1
 
 
-@pytest.mark.parametrize("option", ["events", "dense_output"])
-@pytest.mark.parametrize("transform", ["grad", "jit"])
+@pytest.mark.parametrize("option,transform", [("events", "jit"), ("events", "vmap"),
+                                              ("dense_output", "grad"),
+                                              ("dense_output", "jit")])
 def test_refused_under_transformation(option, transform):
     kw = {"events": ground} if option == "events" else {"dense_output": True}
+    if transform == "vmap":
+        with pytest.raises(fxad.errors.FxadValueError, match="events under a transformation"):
+            fxad.vmap(lambda g: solve_ivp(fall, (0.0, 1.0), [10.0, 0.0], args=(g,),
+                                          **kw).y)(np.array([9.81, 9.0]))
+        return
 
     def f(g):
         return fnp.sum(solve_ivp(fall, (0.0, 1.0), [10.0, 0.0], args=(g,), **kw).y)
     with pytest.raises(fxad.errors.FxadValueError, match=f"{option} under a transformation"):
         getattr(fxad, transform)(f)(9.81)
+
+
+def impact(g, what="t"):
+    sol = solve_ivp(fall, (0.0, 10.0), fnp.stack([10.0, 0.0]), args=(g,), events=ground,
+                    rtol=1e-10, atol=1e-10, t_eval=np.linspace(0.0, 10.0, 11))
+    return sol.t_events[0][0] if what == "t" else sol.y_events[0][0, 1]
+
+
+def test_event_time_derivatives_by_implicit_function_theorem():
+    g = 9.81
+    # t* = sqrt(20 / g), v* = -sqrt(20 g)
+    np.testing.assert_allclose(fxad.grad(impact)(g), -0.5 * np.sqrt(20) * g ** -1.5,
+                               rtol=1e-7)
+    np.testing.assert_allclose(fxad.jvp(impact, (g,), (1.0,))[1],
+                               -0.5 * np.sqrt(20) * g ** -1.5, rtol=1e-7)
+    np.testing.assert_allclose(fxad.hessian(impact)(g), 0.75 * np.sqrt(20) * g ** -2.5,
+                               rtol=1e-6)
+    np.testing.assert_allclose(fxad.grad(lambda g: impact(g, "v"))(g),
+                               -np.sqrt(20) / (2 * np.sqrt(g)), rtol=1e-7)
+
+
+def test_traced_result_matches_eager_and_stops_at_terminal_event():
+    got = {}
+
+    def f(g):
+        sol = solve_ivp(fall, (0.0, 10.0), fnp.stack([10.0, 0.0]), args=(g,),
+                        events=[half, ground], rtol=1e-10, atol=1e-10,
+                        t_eval=np.linspace(0.0, 10.0, 11))
+        got.update(t=sol.t, status=sol.status, n=[e.shape[0] for e in sol.t_events])
+        return fnp.sum(sol.y[0]) + sol.t_events[0][0]
+    fxad.grad(f)(9.81)
+    want = solve_ivp(fall, (0.0, 10.0), [10.0, 0.0], args=(9.81,), events=[half, ground],
+                     rtol=1e-10, atol=1e-10, t_eval=np.linspace(0.0, 10.0, 11))
+    np.testing.assert_allclose(np.asarray(got["t"]), want.t)
+    assert got["status"] == want.status == 1 and got["n"] == [1, 1]

@@ -18,7 +18,7 @@ from ...ir.jaxpr import ClosedJaxpr, Jaxpr
 from ...ir.staging import stage
 from ...tree_util import tree_flatten, tree_unflatten
 from .._sparse_jacobian import UserPattern
-from ._events import refuse_under_transformation, solve_eagerly
+from ._events import differentiable_events, refuse_dense_output, solve_eagerly
 from ._odecore import Config, solve
 
 IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
@@ -154,9 +154,11 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
     column coloring; BDF and Radau receive a scipy.sparse matrix, LSODA a dense one.
 
     `events` and `dense_output` work as in SciPy (its event location and interpolant, on
-    fxad's compiled right-hand side and Jacobian; `t`/`y` still at t_eval or t_span's ends)
-    when nothing is transformed; they are not differentiable, and under a transformation
-    they raise FxadValueError saying what to use instead."""
+    fxad's compiled right-hand side and Jacobian; `t`/`y` still at t_eval or t_span's ends,
+    up to a terminal event). Event times and the states there are differentiable under
+    grad, jvp, jacfwd and hessian (implicit function theorem on the event function); under
+    jit or vmap events raise FxadValueError, and so does dense_output under any
+    transformation (pass the times as t_eval instead)."""
     name = "solve_ivp"
     if not isinstance(method, str) or method not in IVP_METHODS:
         raise FxadValueError(f"solve_ivp: method must be one of {', '.join(IVP_METHODS)}, got "
@@ -190,10 +192,20 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
                                          vectorized=vectorized, args=_as_args(args), rtol=rtol,
                                          atol=atol, **options, **extra)
     if dense_output or events is not None:
-        if _traced(y0, t_span, t_eval, args):
-            refuse_under_transformation(dense_output, events)
-        return OdeResult(solve_eagerly(fun, t_span, y0, method, t_eval, dense_output, events,
-                                       _as_args(args), cfg, _stage_rhs, plain, options))
+        def eager(span, y, ts, a):
+            return solve_eagerly(fun, span, y, method, ts, dense_output, events, a, cfg,
+                                 _stage_rhs, plain, options)
+        if not _traced(y0, t_span, t_eval, args):
+            return OdeResult(eager(t_span, y0, t_eval, _as_args(args)))
+        if dense_output:
+            refuse_dense_output()
+
+        def solve_plain(span, ts):
+            return solve_ivp(fun, span, y0, method=method, t_eval=ts, args=args, rtol=rtol,
+                             atol=atol, **options, **({} if user_pattern is None else
+                                                      {"jac_sparsity": user_pattern}))
+        return OdeResult(differentiable_events(events, t_span, y0, t_eval, _as_args(args),
+                                               eager, solve_plain))
     # the solve starts at t_span[0], where y0 is given (a repeated time costs nothing)
     got = _run(fun, y0, fnp.concatenate([t0[None], t_out]), args, cfg, False, name, plain)
     if isinstance(got, dict):  # SciPy's own result (the plain path)
