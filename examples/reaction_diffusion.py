@@ -6,7 +6,7 @@ by Gauss–Newton, the Jacobian of the snapshot in the parameters coming from fo
 sensitivities through the solve (fxad.jacfwd).
 
     python examples/reaction_diffusion.py            # m = 100: 20,000 unknowns
-    python examples/reaction_diffusion.py --smoke    # m = 12, for CI
+    python examples/reaction_diffusion.py --smoke    # m = 8, for CI
 """
 import argparse
 import time
@@ -53,10 +53,10 @@ def snapshot(theta, m):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--smoke", action="store_true", help="a 12 x 12 grid, for CI")
+    ap.add_argument("--smoke", action="store_true", help="an 8 x 8 grid, for CI")
     ap.add_argument("--grid", type=int, default=100)
     a = ap.parse_args()
-    m = 12 if a.smoke else a.grid
+    m = 8 if a.smoke else a.grid
     n = 2 * m * m
 
     P = fxad.sparse.jacobian_sparsity(lambda y: rhs(0.0, y, *TRUE, m), initial(m))
