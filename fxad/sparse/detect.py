@@ -45,10 +45,13 @@ def _known(d):
     return d.pattern is None and d.value is not None
 
 
+NOT_FOLDED = {"pure_callback"}  # the user's code: not run by an analysis
+
+
 def _fold(eqn, ins):
     """The outputs' values when every input is a known constant, else None."""
     prim = eqn.primitive
-    if prim.effectful or not all(_known(d) for d in ins):
+    if prim.effectful or prim.name in NOT_FOLDED or not all(_known(d) for d in ins):
         return None
     try:
         out = prim.bind(*[d.value for d in ins], **eqn.params)
@@ -330,9 +333,10 @@ def _constant(value, aval):
 
 def _interpreter():
     it = fe.Interpreter(default=_conservative, constant=_constant, name="sparsity detection")
+    elementwise = _guarded(_elementwise)
     for p in fe.primitives():
         if getattr(p, "elementwise", False):  # set by defbatch_elementwise
-            it.rules[p] = _elementwise
+            it.rules[p] = elementwise
     named = dict.fromkeys(MOVES, _move)
     named.update(dict.fromkeys(REDUCTIONS, _reduce))
     named.update(dict.fromkeys(CUMULATIVE, _cumulative))
@@ -341,8 +345,21 @@ def _interpreter():
                  scan=_scan, while_loop=_while)
     for p in fe.primitives():
         if p.name in named and p.module and p.module.startswith("fxad."):
-            it.rules[p] = named[p.name]
+            it.rules[p] = _guarded(named[p.name])
     return it
+
+
+def _guarded(rule):
+    """A family handler that cannot apply to an equation (parameters it does not expect, an
+    impl that refuses labels) gives the conservative answer instead of failing."""
+    def run(interp, eqn, ins):
+        try:
+            return rule(interp, eqn, ins)
+        except FxadTypeError:
+            raise
+        except Exception:  # noqa: BLE001
+            return _conservative(interp, eqn, ins)
+    return run
 
 
 def pattern_of_program(closed) -> tuple:

@@ -156,3 +156,30 @@ def test_sparse_uses_public_api_only():
                     else [node.module]
                 for nm in names:
                     assert not nm.startswith("fxad") or nm in ALLOWED, nm
+
+
+def test_a_handler_that_cannot_apply_is_conservative(monkeypatch):
+    from fxad.sparse import detect
+
+    def broken(interp, eqn, ins):
+        raise ValueError("labels refused")
+    monkeypatch.setitem(detect.__dict__, "_move", broken)
+    P = fs.jacobian_sparsity(lambda x: x[::-1][:3] * 2.0, X6).toarray()
+    want = np.zeros((3, 6), bool)
+    want[:, :] = True
+    np.testing.assert_array_equal(P, want)
+
+
+def test_callbacks_are_not_run_by_the_analysis():
+    calls = []
+
+    def cb(v):
+        calls.append(1)
+        return np.asarray(v) * 2
+
+    def f(x):
+        c = fxad.pure_callback(cb, fxad.ShapeDtypeStruct((2,), np.float64), np.ones(2))
+        return x[:2] * c
+    closed_calls = len(calls)
+    P = fs.jacobian_sparsity(f, X6)
+    assert len(calls) == closed_calls and P.nnz == 2
