@@ -76,8 +76,36 @@ def _plan(rhs, user):
 
 
 def sparse_jac(plan, run, params, dense):
-    """jac(t, y) for SciPy's integrators from a plan and its compiled program."""
-    return _matrix_fn(plan, lambda t, y: run(y, np.float64(t), *params)[0], dense)
+    """jac(t, y) for SciPy's integrators from a plan and its compiled program: a scipy.sparse
+    matrix, or for the dense-only integrators (`dense`) the band in LAPACK's packed form when
+    the pattern is banded — `jac.band` is then (lower, upper) bandwidths, for solve_ivp's
+    lband/uband and odeint's ml/mu — else a dense array."""
+    values = lambda t, y: run(y, np.float64(t), *params)[0]  # noqa: E731
+    band = _band(plan[0]) if dense else None
+    if band is None:
+        return _matrix_fn(plan, values, dense)
+    lower, upper = band
+    pattern = plan[0]
+    rows = np.repeat(np.arange(pattern.shape[0]), np.diff(pattern.indptr))
+    where = (upper + rows - pattern.indices, pattern.indices)
+    shape = (lower + upper + 1, pattern.shape[1])
+
+    def jac(t, y):
+        packed = np.zeros(shape)
+        packed[where] = np.asarray(values(t, y), dtype=np.float64)
+        return packed
+    jac.band = band
+    return jac
+
+
+def _band(pattern):
+    """(lower, upper) bandwidths when the band is narrow enough to pay, else None."""
+    if pattern.nnz == 0:
+        return None
+    rows = np.repeat(np.arange(pattern.shape[0]), np.diff(pattern.indptr))
+    d = rows - pattern.indices
+    lower, upper = max(int(d.max()), 0), max(int(-d.min()), 0)
+    return (lower, upper) if lower + upper + 1 <= MAX_COLOR_FRACTION * pattern.shape[0] else None
 
 
 def sparse_jac_of_x(plan, run, params):

@@ -96,3 +96,38 @@ def test_dense_when_coloring_does_not_pay():
     rhs, _ = fxad.scipy.integrate._ode._stage_rhs(
         dense_rhs, N, [], fxad.tree_util.tree_flatten(())[1], True, "t")
     assert _jacobian.sparse_plan(rhs, None) is None
+
+
+def heat(t, y, k):
+    return k * fnp.concatenate([y[1:2] - 2 * y[:1], y[2:] - 2 * y[1:-1] + y[:-2],
+                                y[-2:-1] - 2 * y[-1:]]) - y ** 3
+
+
+@pytest.mark.parametrize("front", ["LSODA", "odeint", "LSODA events"])
+def test_banded_jacobian_for_lsoda_and_odeint(front, dense_path, monkeypatch):
+    bands = []
+    real = _jacobian._band
+
+    def spy(p):
+        bands.append(real(p))
+        return bands[-1]
+    monkeypatch.setattr(_jacobian, "_band", spy)
+    y0 = np.sin(np.linspace(0, np.pi, 64)) + 1.0
+    ts = np.linspace(0, 0.05, 3)
+
+    def run(k):
+        if front == "odeint":
+            return odeint(lambda y, t, k: heat(t, y, k), y0, ts, args=(k,), rtol=1e-9,
+                          atol=1e-11)[-1]
+        kw = {"events": lambda t, y, k: y[0] - 100.0} if front == "LSODA events" else {}
+        return solve_ivp(heat, (0.0, 0.05), y0, method="LSODA", t_eval=ts, args=(k,),
+                         rtol=1e-9, atol=1e-11, **kw).y[:, -1]
+    got = run(1000.0)
+    assert bands and bands[0] == (1, 1)
+    # forward mode: the adjoint of this stiff, damped system is unstable backwards
+    tangent = lambda: fxad.jvp(lambda k: fnp.sum(run(k)), (1000.0,), (1.0,))[1]  # noqa: E731
+    g = None if front == "LSODA events" else tangent()
+    dense_path()
+    np.testing.assert_allclose(got, run(1000.0), rtol=1e-7, atol=1e-9)
+    if g is not None:
+        np.testing.assert_allclose(g, tangent(), rtol=1e-5)

@@ -52,6 +52,9 @@ def solve_eagerly(fun, t_span, y0, method, t_eval, dense_output, events, args, c
     opts = dict(options)
     if method in IMPLICIT:
         opts["jac"] = _numpy_jac(rhs, params, cfg)
+        band = getattr(opts["jac"], "band", None)  # LSODA's packed band
+        if band is not None:
+            opts["lband"], opts["uband"] = band
     tol = {k: v for k, v in (("rtol", cfg.rtol), ("atol", cfg.atol)) if v is not None}
     if isinstance(tol.get("atol"), tuple):
         tol["atol"] = np.array(tol["atol"])

@@ -153,7 +153,10 @@ def _scipy(cfg, rhs, y0, ts, params):
     tol = {k: v for k, v in (("rtol", cfg.rtol), ("atol", cfg.atol)) if v is not None}
     if isinstance(tol.get("atol"), tuple):
         tol["atol"] = np.array(tol["atol"])
+    band = getattr(jac, "band", None)  # a banded Jacobian, packed (LSODA, odeint)
     if cfg.method == "odeint":
+        if band is not None:
+            opts["ml"], opts["mu"] = band
         with warnings.catch_warnings():  # a failure raises below, with SciPy's message
             warnings.simplefilter("ignore", scipy.integrate.ODEintWarning)
             Y, info = scipy.integrate.odeint(f, y0, ts, Dfun=jac, full_output=True, tfirst=True,
@@ -165,6 +168,8 @@ def _scipy(cfg, rhs, y0, ts, params):
         return Y, np.array([info["nfe"][-1], info["nje"][-1], 0], dtype=np.float64)
     if jac is not None:
         opts["jac"] = jac
+    if band is not None:
+        opts["lband"], opts["uband"] = band
     sol = scipy.integrate.solve_ivp(f, (ts[0], ts[-1]), y0, method=cfg.method, t_eval=ts,
                                     **tol, **opts)
     if sol.status != 0 or sol.y.shape[1] != ts.size:
