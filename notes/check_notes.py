@@ -4,8 +4,9 @@
     python notes/check_notes.py --fill notes/0*.md   # rewrite the output blocks
 
 A ```python block runs (the blocks of one file share a namespace; cwd is the repository root);
-a ```bash block runs in a shell there. If the next fenced block is ```text, it holds that
-block's standard output. Blocks fenced as ```py are quoted code and are not run.
+a ```bash block runs in a shell there, except an install block (one that starts with `pip
+install`: CI's own set-up runs exactly those commands). If the next fenced block is ```text, it
+holds that block's standard output. Blocks fenced as ```py are quoted code and are not run.
 
 Outputs are compared so that the machine cannot matter: LAPACK/BLAS kernels, CPU instruction
 sets and libm differ in the last bits, and a result that is zero in exact arithmetic prints as
@@ -33,7 +34,7 @@ import traceback
 import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FENCE = re.compile(r"^```(\w*)\s*$")
+FENCE = re.compile(r"^```(\w*|\{[\w-]+\}.*?)\s*$")  # ```lang, or a MyST directive: ```{include} x
 
 
 def blocks(lines):
@@ -113,6 +114,8 @@ def run_file(path, mode):
         if lang not in ("python", "bash"):
             continue
         code = "\n".join(lines[s + 1:e])
+        if lang == "bash" and code.lstrip().startswith("pip install"):
+            continue
         if lang == "python":
             buf = io.StringIO()
             with contextlib.redirect_stdout(buf), warnings.catch_warnings():
