@@ -105,14 +105,15 @@ def _title(text, ch="="):
 
 def _entry(name, obj, seen):
     """The autodoc directive documenting obj as `name` of the current module."""
-    # An object several public modules export is indexed under the first one only.
-    noindex = "   :no-index:\n" if id(obj) in seen else ""
-    seen.add(id(obj))
     if inspect.isclass(obj):
+        # autodoc also indexes a class under its defining module's name (its canonical name),
+        # so a class several public modules export is indexed under the first one only.
+        noindex = "   :no-index:\n" if id(obj) in seen else ""
+        seen.add(id(obj))
         return f".. autoclass:: {name}\n   :members:\n{noindex}"
     if callable(obj):
-        return f".. autofunction:: {name}\n{noindex}"
-    return f".. autodata:: {name}\n   :annotation:\n{noindex}"
+        return f".. autofunction:: {name}\n"
+    return f".. autodata:: {name}\n   :annotation:\n"
 
 
 def _foreign_line(name, obj):
