@@ -185,6 +185,19 @@ def primitives():
     return list(_primitives)
 
 
+def _defining_frame():
+    """(module, file, line) of the statement that defines a primitive: the innermost module-level
+    frame on the stack, so a primitive made by a helper (`elementwise("sin", np.sin)`) is
+    placed at the helper's call in the rule file, not inside the helper. Without one (made at
+    run time inside a function) it is the constructor's caller."""
+    frame = sys._getframe(2)
+    caller = frame
+    while frame is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    frame = frame or caller
+    return frame.f_globals.get("__name__"), frame.f_code.co_filename, frame.f_lineno
+
+
 class Primitive:
     """An operation and its whole story. Rules are registered with the `def_*` methods (or
     the helpers in fxad/rules/helpers.py, which call them):
@@ -222,11 +235,25 @@ class Primitive:
         # Eager grad derives this primitive's pullback from its JVP rule once per signature
         # (fxad/interpreters/tape.py); False for rules that need concrete values.
         self.derivable = True
-        self.module = sys._getframe(1).f_globals.get("__name__")  # where it was defined
+        self.module, self.file, self.line = _defining_frame()  # where its block starts
         _primitives.append(self)
+
+    @property
+    def family(self):
+        """The rule family (the folder under fxad/rules/) or, for a primitive defined elsewhere,
+        its module below fxad ('interpreters.transpose' for add_any)."""
+        parts = (self.module or "").split(".")
+        if parts[:2] == ["fxad", "rules"] and len(parts) > 3:
+            return parts[2]
+        return ".".join(parts[1:]) if parts[0] == "fxad" else self.module
 
     def __repr__(self):
         return self.name
+
+    def __setattr__(self, name, value):  # a replaced rule must not live on in derived caches
+        if name in _RULE_ATTRS and "module" in self.__dict__:
+            [forget() for forget in _on_rule_change]
+        object.__setattr__(self, name, value)
 
     def def_impl(self, impl):
         self.impl = impl
@@ -290,6 +317,14 @@ class Primitive:
             if lifted is None:
                 raise
             return self.bind(*lifted, **params)
+
+
+_RULE_ATTRS = frozenset({"impl", "abstract_eval", "jvp", "transpose", "batch"})
+_on_rule_change: list = []  # forget() callbacks: what was derived from the old rules goes
+
+
+def on_rule_change(forget):  # a decorator: forget() runs when a defined rule is replaced
+    return _on_rule_change.append(forget) or forget
 
 
 # Set by fxad.numpy: (args) -> args with every list/tuple that holds traced values made an
