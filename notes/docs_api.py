@@ -12,6 +12,7 @@ A docstring may end with the documentation of the NumPy/SciPy function fxad mirr
 import time under the line ``fxad.numpy`` writes (see fxad/_docs.py, ``ORIGINAL_MARKER``); on
 the site that part is replaced by a link to the original's page.
 """
+import functools
 import importlib
 import inspect
 import os
@@ -91,6 +92,8 @@ def public_names(mod):
 
 def is_foreign(obj):
     """Whether obj is another library's object re-exported unchanged (NumPy's dtypes, ...)."""
+    if isinstance(obj, functools.partial):
+        return is_foreign(obj.func)
     if isinstance(obj, (bool, int, float, complex, str, type(None))):
         return True
     mod = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "")
