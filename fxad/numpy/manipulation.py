@@ -330,6 +330,7 @@ def rot90(m, k=1, axes=(0, 1)):
 
 @stack_traced_lists
 def matrix_transpose(x, /):
+    """x with its last two axes swapped, as `numpy.matrix_transpose`; differentiable."""
     return swapaxes(x, -1, -2)
 
 
