@@ -19,11 +19,6 @@ _spec.loader.exec_module(docs_api)
 
 MODULES = docs_api.public_modules()
 
-# Modules whose callables are not all documented yet: the test expects them to fail (strict:
-# documenting the last one makes the test fail until the module is removed from this list).
-PENDING = {"fxad.numpy"}
-
-
 def _undocumented(mod):
     out = []
     for name in docs_api.public_names(mod):
@@ -42,7 +37,6 @@ def test_the_walk_finds_the_public_modules():
             "fxad.scipy.special", "fxad.scipy.stats", "fxad.scipy.stats.norm",
             "fxad.tree_util", "fxad.test_util", "fxad.debug", "fxad.typing",
             "fxad.example_libraries.stax"} <= names
-    assert PENDING <= names
 
 
 @pytest.mark.parametrize("name,mod", MODULES, ids=[n for n, _ in MODULES])
@@ -52,9 +46,7 @@ def test_every_public_module_defines_all(name, mod):
     assert not missing, f"{name}.__all__ names what it does not define: {missing}"
 
 
-@pytest.mark.parametrize("name,mod", [
-    pytest.param(n, m, marks=pytest.mark.xfail(strict=True, reason="not documented yet"))
-    if n in PENDING else (n, m) for n, m in MODULES], ids=[n for n, _ in MODULES])
+@pytest.mark.parametrize("name,mod", MODULES, ids=[n for n, _ in MODULES])
 def test_every_public_callable_has_a_docstring(name, mod):
     missing = _undocumented(mod)
     assert not missing, f"{name}: {len(missing)} public callables without a docstring: {missing}"

@@ -95,14 +95,18 @@ def _logaddexp_weight(x, y, scale=None):
 
 defderiv(logaddexp_p, lambda needed, x, y: [_logaddexp_weight(x, y) if needed[0] else None,
                                               _logaddexp_weight(y, x) if needed[1] else None])
-def logaddexp(x, y): return logaddexp_p.bind(x, y)
+def logaddexp(x, y):
+    """log(exp(x) + exp(y)) without overflow, as NumPy's; differentiable to any order."""
+    return logaddexp_p.bind(x, y)
 
 
 logaddexp2_p = elementwise("logaddexp2", np.logaddexp2)  # log2(2^x + 2^y)
 defderiv(logaddexp2_p, lambda needed, x, y: [
     _logaddexp_weight(x, y, _LN2) if needed[0] else None,
     _logaddexp_weight(y, x, _LN2) if needed[1] else None])
-def logaddexp2(x, y): return logaddexp2_p.bind(x, y)
+def logaddexp2(x, y):
+    """log2(2 ** x + 2 ** y) without overflow, as NumPy's; differentiable to any order."""
+    return logaddexp2_p.bind(x, y)
 
 
 # sinc: NumPy's own values; the derivative (cos(πx) - sinc(x)) / x is a Maclaurin series in
@@ -124,7 +128,9 @@ def _sinc_slope(x):
 
 sinc_p = elementwise("sinc", np.sinc)  # sin(πx) / (πx), 1 at 0
 defderiv(sinc_p, lambda x: _sinc_slope(x))
-def sinc(x): return sinc_p.bind(x)
+def sinc(x):
+    """sin(pi x) / (pi x), 1 at 0, elementwise, as NumPy's; differentiable to any order."""
+    return sinc_p.bind(x)
 
 
 softplus_p = elementwise("softplus", lambda x: np.logaddexp(x, 0.0))  # log(1 + e^x), stable
