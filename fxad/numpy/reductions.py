@@ -39,8 +39,8 @@ def accept_sequences(f):
 
 @accept_sequences
 def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, out=None):
-    """The sum over `axis` (all axes by default; `keepdims`, `where=`, `initial=` as NumPy's;
-    `out` must be None) (`dtype` as NumPy's); differentiable to any order."""
+    """The sum over `axis` (all axes by default; the other arguments as NumPy's; `out` must be
+    None); differentiable to any order."""
     _no_out(out, "sum")
     if dtype is not None:
         a = lax.convert_element_type(a, dtype)
@@ -52,8 +52,8 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, o
 
 @accept_sequences
 def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, out=None):
-    """The product over `axis` (all axes by default; `keepdims`, `where=`, `initial=` as NumPy's;
-    `out` must be None); differentiable to any order, zeros included."""
+    """The product over `axis` (all axes by default; the other arguments as NumPy's; `out` must be
+    None); differentiable to any order, zeros included."""
     _no_out(out, "prod")
     if dtype is not None:
         a = lax.convert_element_type(a, dtype)
@@ -77,18 +77,18 @@ def _extreme(reduce, pick, name, a, axis, keepdims, initial, where):
 
 @accept_sequences
 def max(a, axis=None, keepdims=False, *, initial=None, where=None, out=None):
-    """The largest element over `axis` (all axes by default; `keepdims`, `where=`, `initial=` as
-    NumPy's; `out` must be None) (alias `amax`); differentiable to any order, the derivative
-    shared evenly among the elements equal to the maximum."""
+    """The largest element over `axis` (all axes by default; the other arguments as NumPy's; `out`
+    must be None) (alias `amax`); differentiable to any order, the derivative shared evenly
+    among the elements equal to the maximum."""
     _no_out(out, "max")
     return _extreme(lax.reduce_max, lax.max, "max", a, axis, keepdims, initial, where)
 
 
 @accept_sequences
 def min(a, axis=None, keepdims=False, *, initial=None, where=None, out=None):
-    """The smallest element over `axis` (all axes by default; `keepdims`, `where=`, `initial=` as
-    NumPy's; `out` must be None) (alias `amin`); differentiable to any order, the derivative
-    shared evenly among the elements equal to the minimum."""
+    """The smallest element over `axis` (all axes by default; the other arguments as NumPy's;
+    `out` must be None) (alias `amin`); differentiable to any order, the derivative shared
+    evenly among the elements equal to the minimum."""
     _no_out(out, "min")
     return _extreme(lax.reduce_min, lax.min, "min", a, axis, keepdims, initial, where)
 
@@ -103,8 +103,8 @@ def _count(a, axes):
 
 @accept_sequences
 def mean(a, axis=None, dtype=None, keepdims=False, *, where=None, out=None):
-    """The mean over `axis` (all axes by default; `keepdims`, `where=`, `initial=` as NumPy's;
-    `out` must be None); differentiable to any order."""
+    """The mean over `axis` (all axes by default; the other arguments as NumPy's; `out` must be
+    None); differentiable to any order."""
     _no_out(out, "mean")
     axes = normalize_axes(axis, len(shape_of(a)))
     if dtype is None and dtype_of(a).kind not in "fc":
@@ -142,9 +142,9 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=No
 @accept_sequences
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None, out=None):
-    """The standard deviation over `axis` (all axes by default; `keepdims`, `where=`, `initial=`
-    as NumPy's; `out` must be None) (`ddof`/`correction`, `mean=` as NumPy 2's); differentiable
-    to any order (at a constant input the derivative is 0, not NaN, where fxad can tell)."""
+    """The standard deviation over `axis` (all axes by default; the other arguments as NumPy's;
+    `out` must be None), with `ddof`/`correction` and `mean=` as NumPy 2's; differentiable to
+    any order."""
     _no_out(out, "std")
     v = var(a, axis, dtype, ddof, keepdims, where=where, mean=mean, correction=correction)
     if where is None and mean is None and \
@@ -267,16 +267,16 @@ def count_nonzero(a, axis=None, *, keepdims=False):
 
 @accept_sequences
 def any(a, axis=None, keepdims=False, *, out=None):  # noqa: A001  (NumPy's name)
-    """Whether any element is true over `axis` (all axes by default; `keepdims`, `where=`,
-    `initial=` as NumPy's; `out` must be None); a boolean result, so not differentiable."""
+    """Whether any element is true over `axis` (all axes by default; the other arguments as
+    NumPy's; `out` must be None); a boolean result, so not differentiable."""
     _no_out(out, "any")
     return lax.ne(count_nonzero(a, axis, keepdims=keepdims), 0)
 
 
 @accept_sequences
 def all(a, axis=None, keepdims=False, *, out=None):  # noqa: A001
-    """Whether every element is true over `axis` (all axes by default; `keepdims`, `where=`,
-    `initial=` as NumPy's; `out` must be None); a boolean result, so not differentiable."""
+    """Whether every element is true over `axis` (all axes by default; the other arguments as
+    NumPy's; `out` must be None); a boolean result, so not differentiable."""
     _no_out(out, "all")
     n = _count(a, normalize_axes(axis, len(shape_of(a))))
     return lax.eq(count_nonzero(a, axis, keepdims=keepdims), n)

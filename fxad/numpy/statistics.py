@@ -114,7 +114,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
     """The q-th percentiles (0-100) along `axis` with NumPy's `method`s, as NumPy's;
-    differentiable to any order in a (through the sort) and q."""
+    differentiable to any order in a (through the sort); q must be concrete."""
     return quantile(a, _percent(q, "percentile"), axis, out, overwrite_input, method,
                     keepdims)
 
