@@ -1,16 +1,12 @@
 """The API reference, written at build time from the public modules' ``__all__``.
 
-The public surface is the tree of modules reached from ``fxad.__all__``: a module named in a
-public module's ``__all__`` is public too. Each public module gets a page (its docstring and a
-table of its names) and each public name a page of its own (its signature and docstring), under
-api/_generated/. A name that is NumPy's or SciPy's own object re-exported as it is (a dtype such
-as ``fxad.numpy.float32``, a constant such as ``fxad.numpy.pi``) gets a line saying so: its
-documentation is NumPy's. tests/project/test_docstrings.py walks the same tree
-(``public_modules``).
-
-A docstring may end with the documentation of the NumPy/SciPy function fxad mirrors, appended at
-import time under the line ``fxad.numpy`` writes (see fxad/_docs.py, ``ORIGINAL_MARKER``); on
-the site that part is replaced by a link to the original's page.
+The public modules are those of `PUBLIC` and every module a public module names in its
+``__all__``. Each gets a page under api/_generated/: its docstring, its submodules, a summary
+table of its names, then each name's signature and docstring (one page per module keeps the
+build fast: a page per name made the theme's navigation quadratic). A name that is NumPy's,
+SciPy's or Python's own object re-exported as it is (a dtype such as ``fxad.numpy.float32``, a
+constant such as ``fxad.numpy.pi``) is listed as such: its documentation is the original's.
+tests/project/test_docstrings.py walks the same modules (``public_modules``).
 """
 import functools
 import importlib
@@ -189,10 +185,18 @@ _MARKUP = re.compile(r"([\\*|]|_(?!\w))")
 _BULLET = re.compile(r"^(\s*)[-*] ")
 
 
+_BEFORE, _AFTER = "'\"([{<-/:", "'\")]}>-/:.,;!?\\"  # what may touch a code span in reST
+
+
 def _escape(text):
     parts = _CODE.split(text)
     for i in range(0, len(parts), 2):  # the even parts are outside code spans
         parts[i] = _MARKUP.sub(r"\\\1", parts[i])
+    for i in range(1, len(parts), 2):  # a code span touching a word (`x`s): an escaped space
+        if parts[i - 1] and not parts[i - 1][-1].isspace() and parts[i - 1][-1] not in _BEFORE:
+            parts[i] = "\\ " + parts[i]
+        if parts[i + 1] and not parts[i + 1][0].isspace() and parts[i + 1][0] not in _AFTER:
+            parts[i] = parts[i] + "\\ "
     return "".join(parts)
 
 
@@ -236,21 +240,7 @@ def _to_rst(app, what, name, obj, options, lines):
     lines[:] = plain_to_rst(lines)
 
 
-def _link_original(app, what, name, obj, options, lines):
-    """Replace the appended NumPy/SciPy documentation with a link to it."""
-    from fxad._docs import ORIGINAL_MARKER, original_url
-    for i, line in enumerate(lines):
-        if line.startswith(ORIGINAL_MARKER):
-            wrapped = line[len(ORIGINAL_MARKER):].strip().rstrip(":")
-            del lines[i:]
-            url = original_url(wrapped)
-            lines.append(f"fxad follows {wrapped}; see its documentation: {url}"
-                         if url else f"fxad follows `{wrapped}`.")
-            break
-
-
 def setup(app):
     app.connect("builder-inited", generate)
-    app.connect("autodoc-process-docstring", _link_original)
     app.connect("autodoc-process-docstring", _to_rst)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
