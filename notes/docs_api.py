@@ -202,7 +202,10 @@ def _escape(text):
 
 def plain_to_rst(lines):
     """fxad's plain-text docstring lines as reST that renders them as they read."""
-    text = _escape("\n".join(lines)).split("\n")
+    # (a doctest paragraph, >>> lines and their output, is a literal block in reST: as it is)
+    paras = re.split(r"(\n[ \t]*\n)", "\n".join(lines))
+    text = "".join(p if i % 2 or p.lstrip().startswith(">>>") else _escape(p)
+                   for i, p in enumerate(paras)).split("\n")
     out, prev, item = [], None, None  # prev: the last non-blank line; item: a bullet's indent
     for i, line in enumerate(text):
         stripped = line.strip()

@@ -1,9 +1,11 @@
 """Every public module defines __all__, and every public callable in it (function, class,
 callable object such as a partial) has a docstring of fxad's own: the API reference
-(notes/docs_api.py, which walks the same modules) shows it, and `help()` shows it.
+(notes/docs_api.py, which walks the same modules) shows it, and `help()` shows it. The examples
+in those docstrings (>>> lines) run and print what they say.
 
 A name that is NumPy's, SciPy's or Python's own object re-exported unchanged (a dtype, a
 constant) is documented by its library and is not checked here."""
+import doctest
 import importlib.util
 import inspect
 from pathlib import Path
@@ -50,6 +52,35 @@ def test_every_public_module_defines_all(name, mod):
 def test_every_public_callable_has_a_docstring(name, mod):
     missing = _undocumented(mod)
     assert not missing, f"{name}: {len(missing)} public callables without a docstring: {missing}"
+
+
+def _examples():
+    """(name, doctest) for every example (>>> lines) in a public callable's docstring."""
+    finder, seen, out = doctest.DocTestFinder(recurse=False), set(), []
+    for modname, mod in MODULES:
+        for name in docs_api.public_names(mod):
+            obj = getattr(mod, name)
+            if id(obj) in seen or docs_api.is_foreign(obj) or not callable(obj):
+                continue
+            seen.add(id(obj))
+            out += [(f"{modname}.{name}", t) for t in finder.find(obj, name, globs={})
+                    if t.examples]
+    return out
+
+
+EXAMPLES = _examples()
+
+
+def test_there_are_examples():
+    assert {"fxad.grad", "fxad.vmap", "fxad.jit"} <= {n for n, _ in EXAMPLES}
+
+
+@pytest.mark.parametrize("name,test", EXAMPLES, ids=[n for n, _ in EXAMPLES])
+def test_docstring_examples_print_what_they_say(name, test):
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    out = []
+    runner.run(test, out=out.append)
+    assert runner.failures == 0, "".join(out)
 
 
 def test_own_doc_is_the_objects_own():
