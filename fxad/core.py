@@ -194,6 +194,8 @@ class Primitive:
       jvp             forward-mode rule (every one)    def_jvp(fn)
       transpose       linear primitives only           def_transpose(fn)
       batch           vmap rule                        def_batch(fn)
+      jet             Taylor-mode rule                 def_jet(fn)
+      degree          polynomial degree of the output  def_degree(fn)
       lowerings       source for jit's code, by backend   def_lowering(fn, inplace=None)
       simplify        rewrites taken part in, by pass  def_simplify(pass_name, fn)
       inline          a call primitive's body (jit)    def_inline(fn)
@@ -215,6 +217,8 @@ class Primitive:
         self.jvp = None
         self.transpose = None
         self.batch = None
+        self.jet = None  # (primals, series, **params) -> (out, series); interpreters/jet.py
+        self.degree = None  # (operand degrees, **params) -> output degree or None; ir/collapse
         self.lowerings = {}  # backend -> fn(ctx, args, **params) -> source expression
         self.inplace = None  # NumPy ufunc name that can write its result into a dead input
         self.simplify = {}  # pass name -> rule (fxad/ir/simplify.py says what each pass asks)
@@ -249,6 +253,22 @@ class Primitive:
 
     def def_batch(self, rule):
         self.batch = rule
+        return rule
+
+    def def_jet(self, rule):
+        """The Taylor-mode rule: `rule(primals, series, **params) -> (out, out_series)`,
+        each series a list of the K raw Taylor coefficients of an operand (fxad's
+        interpreters/jet.py says the convention; symbolic zeros are `Zero`)."""
+        self.jet = rule
+        return rule
+
+    def def_degree(self, rule):
+        """How the output's degree as a polynomial in some variables follows from the
+        operands' degrees: `rule(degrees, **params)` gives it, or None where the output is not
+        a homogeneous polynomial of them (linear primitives: the linear operands' common
+        degree, the others of degree 0; bilinear ones: the sum). Program rewrites that move
+        sums through linear operations (fxad/ir/collapse.py) ask it."""
+        self.degree = rule
         return rule
 
     def def_lowering(self, rule, backend="numpy", inplace=None):

@@ -1,6 +1,7 @@
 """The rule tables, one file per family. Importing this package defines every primitive
 (`ops` imports the families; see fxad/rules/ops.py)."""
 from . import ops  # noqa: F401  (first: the families import it)
+from . import taylor  # noqa: F401  (registers the scalar arithmetic of Taylor mode)
 from . import (  # noqa: F401
     bessel, call, callback, cond, conv, cumulative, custom, custom_linear, debug, dot, dynamic,
     elementwise, fft, indexing, linalg_decomp, linalg_more, linalg_solve, piecewise, reductions,

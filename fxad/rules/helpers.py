@@ -9,6 +9,8 @@ from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from . import ops  # bind wrappers, resolved at call time (ops imports every rule family)
+from .taylor import (bilinear_degree, bilinear_jet, jet_from_jvp, linear_degree, linear_jet,
+                     zero_jet)
 
 # --- shape rules ---------------------------------------------------------------------------
 
@@ -144,6 +146,7 @@ def defjvp(prim, *rules, with_output=False):
         # the output's shape and dtype (SciPy computes float16 input in float64, say)
         return ans, fit(acc, ans)
     prim.def_jvp(jvp)
+    prim.def_jet(jet_from_jvp(prim))  # Taylor mode from this JVP (a block may set a faster one)
 
 
 def defjvp_with_output(prim, *rules):
@@ -179,6 +182,7 @@ def defderiv(prim, deriv, with_output=False):
             acc = c if acc is None else ops.add(acc, c)
         return ans, Zero.like(ans) if acc is None else fit(acc, ans)
     prim.def_jvp(jvp)
+    prim.def_jet(jet_from_jvp(prim))
 
 
 def defbilinear(prim, lhs_transpose, rhs_transpose):
@@ -204,6 +208,8 @@ def defbilinear(prim, lhs_transpose, rhs_transpose):
         return [None, rhs_transpose(ct, x, y.aval, **params)]
     prim.def_jvp(jvp)
     prim.def_transpose(transpose)
+    prim.def_jet(bilinear_jet(prim))
+    prim.def_degree(bilinear_degree)
 
 
 def defjvp_zero(prim):
@@ -214,6 +220,7 @@ def defjvp_zero(prim):
             return ans, [Zero.like(a) for a in ans]
         return ans, Zero.like(ans)
     prim.def_jvp(jvp)
+    prim.def_jet(zero_jet(prim))
 
 
 def deflinear(prim, transpose_rule, linear_args=None):
@@ -237,6 +244,8 @@ def deflinear(prim, transpose_rule, linear_args=None):
         return ans, prim.bind(*args, **params)
     prim.def_jvp(jvp)
     prim.def_transpose(transpose_rule)
+    prim.def_jet(linear_jet(prim, linear_args))
+    prim.def_degree(linear_degree(linear_args))
 
 
 # --- simplification helpers (rules for fxad/ir/simplify.py's "forward" pass) ----------------
