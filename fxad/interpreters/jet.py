@@ -25,9 +25,13 @@ inner traces of one derivation (keyed by primitive, parameters and the identity 
 series the operands truncate) makes every such reappearance a lookup, and extends the series
 of other derived primitives in the rule (`sin`'s `cos`, `lgamma`'s `digamma`) one order at a
 time as well: cost O(K^3) for a primitive whose rule uses fast-rule primitives, polynomial
-(never exponential) for chains of derived ones.
+(never exponential) for chains of derived ones. For the keys to be structural, a derivation's
+traces box every value, with or without a series (a rule's `stop_gradient(m)` or `x > 0`
+would otherwise be a new object on each run and miss), and key concrete constants by value.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from ..core import Trace, Tracer, get_aval, is_float, missing_rule, new_trace
 from .jvp import Zero
@@ -88,8 +92,12 @@ class JetTrace(Trace):
         return x, zero_series(x, self.order)
 
     def box(self, primal, series, ref=None):
-        # Invariant: a JetTracer has a non-zero coefficient and an inexact dtype.
-        if series is None or all(type(c) is Zero for c in series) \
+        # Invariant: a JetTracer has a non-zero coefficient and an inexact dtype, except in
+        # a derivation, whose memo must see every value (module docstring).
+        if self.memo is not None:
+            if series is None:
+                series = zero_series(primal, self.order)
+        elif series is None or all(type(c) is Zero for c in series) \
                 or not is_float(get_aval(primal).dtype):
             return primal
         return JetTracer(self, primal, list(series), ref)
@@ -176,7 +184,6 @@ def jet_jaxpr(closed, order, nonzero, instantiate=False):
 
 def _instantiate(c, aval):
     if type(c) is Zero:
-        import numpy as np
         return np.zeros(aval.shape, aval.dtype)
     return c
 
@@ -221,14 +228,15 @@ def jet_rule(prim):
 class _Entry:
     """What a derivation knows of one primitive application: its primal output and the
     first `n` coefficients of each output."""
-    __slots__ = ("out", "series", "n", "multiple")
+    __slots__ = ("out", "series", "n", "multiple", "constant")
 
     def __init__(self, out, multiple):
-        self.out, self.multiple, self.n = out, multiple, 0
+        self.out, self.multiple, self.n, self.constant = out, multiple, 0, False
         self.series = [[] for _ in out] if multiple else []
 
     def set(self, series, n):
         if self.multiple:
+            series = [None] * len(self.out) if series is None else series
             self.series = [[Zero(get_aval(o))] * n if s is None else list(s[:n])
                            for o, s in zip(self.out, series)]
         else:
@@ -269,8 +277,14 @@ class _Memo:
         return self.intern(object.__new__(_Atom))
 
     def const(self, x):
+        """The ref of an operand with no series. Rules make their constants afresh on each
+        run (`hypot(x, 1.0)` broadcasts 1.0), so small concrete ones are keyed by value: a
+        key by identity would miss the memo on every run, and the derivation would redo
+        each lower order once per use (exponential in the order)."""
         if type(x) in (bool, int, float, complex):
             return self.intern(("value", type(x), x))
+        if isinstance(x, (np.ndarray, np.generic)):
+            return self.intern(("array", x.dtype.str, x.shape, x.tobytes()))
         self.keep.append(x)
         return self.intern(("id", id(x)))
 
@@ -293,12 +307,20 @@ class _Memo:
         key = self.intern((prim, self.params_key(params), tuple(refs)))
         order = trace.order
         entry = self.entries.get(key)
+        if entry is None and all(type(c) is Zero for s in series for c in s):
+            out = prim.bind(*primals, **params)  # no path through it: zero coefficients
+            entry = self.entries[key] = _Entry(out, prim.multiple_results)
+            entry.set(None, order)
+            entry.constant = True
+        elif entry is not None and entry.constant:
+            entry.set(None, order)
         if entry is None or entry.n < order:
             if getattr(rule, "derived", False):
                 entry = self.derive(prim, params, primals, series, refs, key, order)
             else:
                 out, out_series = rule(primals, series, **params)
-                entry = self.entries[key] = _Entry(out, prim.multiple_results)
+                if entry is None:  # (kept after: operands keyed by identity stay found)
+                    entry = self.entries[key] = _Entry(out, prim.multiple_results)
                 entry.set(out_series, order)
         out, out_series = entry.get(order)
         return trace.box_outputs(prim, out, out_series, key, self)

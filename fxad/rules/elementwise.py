@@ -17,12 +17,13 @@ from ..core import _NP_SCALAR_TYPES, Primitive, ShapedArray, is_float
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import add_any_p as transpose_add_any_p, is_undefined
-from . import ops
+from . import ops, taylor
 from ..ir.numba_backend.lowering import fusible, ufunc_rule
 from .helpers import (batch_size, broadcast_batched, ct_for, defbatch_elementwise, defbilinear,
                       defderiv, defjvp,
                       defjvp_with_output, defjvp_zero, deflinear, dtype_of, elementwise_shape,
                       fit, forward_if_same_type, forward_unit, unbroadcast)
+from .taylor import linear_jet, unary
 
 
 def elementwise(name, impl, memory="fresh"):
@@ -172,6 +173,7 @@ div_p.def_lowering(ufunc_rule(np.true_divide), backend="numba")
 div_p.def_simplify("forward", forward_unit(1, commutes=False))
 defjvp_with_output(div_p, lambda t, ans, x, y: div(t, y),
                    lambda t, ans, x, y: mul(t, neg(div(ans, y))))
+div_p.def_jet(taylor.div_jet)
 def _div_transpose(ct, x, y):
     if is_undefined(y):
         raise FxadTypeError("cannot transpose 'div' in its denominator: x / y is not linear in y")
@@ -242,6 +244,7 @@ def _select_jvp(primals, tangents):
     t = select(pred, 0.0 if type(ta) is Zero else ta, 0.0 if type(tb) is Zero else tb)
     return ans, fit(t, ans)
 select_p.def_jvp(_select_jvp)
+select_p.def_jet(linear_jet(select_p, linear_args=(1, 2)))  # the primal's choice
 select_p.def_transpose(lambda ct, pred, a, b: [
     None,
     unbroadcast(select(pred, ct, 0.0), a.aval) if is_undefined(a) else None,
@@ -271,6 +274,7 @@ def _integer_pow_numba(fz, args, y):  # as the impl: ints to negative powers in 
 integer_pow_p.def_lowering(fusible(_integer_pow_numba), backend="numba")
 defderiv(integer_pow_p, lambda x, y: (
     1.0 if y == 1 else 0.0 if y == 0 else mul(y, x if y == 2 else integer_pow(x, y - 1))))
+integer_pow_p.def_jet(unary(taylor.integer_pow_series))
 def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
 
@@ -294,31 +298,37 @@ def pow(x, y): return pow_p.bind(x, y)
 
 exp_p = elementwise("exp", np.exp)
 defderiv(exp_p, lambda ans, x: ans, with_output=True)
+exp_p.def_jet(unary(taylor.exp_series))
 def exp(x): return exp_p.bind(x)
 
 
 log_p = elementwise("log", np.log)
 defjvp(log_p, lambda t, x: div(t, x))
+log_p.def_jet(unary(taylor.log_series))
 def log(x): return log_p.bind(x)
 
 
 log1p_p = elementwise("log1p", np.log1p)
 defjvp(log1p_p, lambda t, x: div(t, add(x, 1.0)))
+log1p_p.def_jet(unary(taylor.log1p_series))
 def log1p(x): return log1p_p.bind(x)
 
 
 expm1_p = elementwise("expm1", np.expm1)
 defderiv(expm1_p, lambda ans, x: add(ans, 1.0), with_output=True)
+expm1_p.def_jet(unary(taylor.expm1_series))
 def expm1(x): return expm1_p.bind(x)
 
 
 sqrt_p = elementwise("sqrt", np.sqrt)
 defjvp_with_output(sqrt_p, lambda t, ans, x: div(t, mul(2.0, ans)))
+sqrt_p.def_jet(unary(taylor.sqrt_jet_series))
 def sqrt(x): return sqrt_p.bind(x)
 
 
 cbrt_p = elementwise("cbrt", np.cbrt)  # real cube root (negative for negative x)
 defjvp_with_output(cbrt_p, lambda t, ans, x: div(t, mul(mul(ans, ans), 3.0)))
+cbrt_p.def_jet(unary(taylor.cbrt_series))
 def cbrt(x): return cbrt_p.bind(x)
 
 
@@ -326,11 +336,13 @@ rsqrt_p = elementwise("rsqrt", lambda x: 1.0 / np.sqrt(x))
 rsqrt_p.def_lowering(fusible(lambda fz, args: fz.ufunc(np.true_divide, 1.0,
                                                       fz.ufunc(np.sqrt, args[0]))), backend="numba")
 defderiv(rsqrt_p, lambda ans, x: mul(-0.5, div(ans, x)), with_output=True)
+rsqrt_p.def_jet(unary(taylor.rsqrt_series))
 def rsqrt(x): return rsqrt_p.bind(x)
 
 
 logistic_p = elementwise("logistic", scipy.special.expit)
 defderiv(logistic_p, lambda ans, x: mul(ans, sub(1.0, ans)), with_output=True)
+logistic_p.def_jet(unary(taylor.logistic_series))
 def logistic(x): return logistic_p.bind(x)
 
 
@@ -338,16 +350,19 @@ def logistic(x): return logistic_p.bind(x)
 
 sin_p = elementwise("sin", np.sin)
 defderiv(sin_p, lambda x: cos(x))
+sin_p.def_jet(unary(taylor.sin_series))
 def sin(x): return sin_p.bind(x)
 
 
 cos_p = elementwise("cos", np.cos)
 defderiv(cos_p, lambda x: neg(sin(x)))
+cos_p.def_jet(unary(taylor.cos_series))
 def cos(x): return cos_p.bind(x)
 
 
 tan_p = elementwise("tan", np.tan)
 defderiv(tan_p, lambda ans, x: add(1.0, mul(ans, ans)), with_output=True)
+tan_p.def_jet(unary(taylor.tan_series))
 def tan(x): return tan_p.bind(x)
 
 
@@ -389,16 +404,19 @@ def arctan2(y, x): return arctan2_p.bind(y, x)
 
 tanh_p = elementwise("tanh", np.tanh)
 defderiv(tanh_p, lambda ans, x: sub(1.0, mul(ans, ans)), with_output=True)
+tanh_p.def_jet(unary(taylor.tanh_series))
 def tanh(x): return tanh_p.bind(x)
 
 
 sinh_p = elementwise("sinh", np.sinh)
 defderiv(sinh_p, lambda x: cosh(x))
+sinh_p.def_jet(unary(taylor.sinh_series))
 def sinh(x): return sinh_p.bind(x)
 
 
 cosh_p = elementwise("cosh", np.cosh)
 defderiv(cosh_p, lambda x: sinh(x))
+cosh_p.def_jet(unary(taylor.cosh_series))
 def cosh(x): return cosh_p.bind(x)
 
 
