@@ -152,34 +152,69 @@ def jet_flat(fun, primals, series, order, name="jet"):
 
 
 def jet_jaxpr(closed, order, nonzero, instantiate=False):
-    """The jet of a closed jaxpr as a jaxpr. `nonzero[i]` (one bool per coefficient) says
-    which coefficients of input i are not known to be zero. The program takes the primals
-    and then the non-zero coefficients (input by input, in order) and returns the primal
-    outputs and then the output coefficients that are not symbolic zeros (all of them where
-    `instantiate` says so: a bool, or one per output). Returns (jaxpr, out_nonzero)."""
+    """The jet of a closed jaxpr as a jaxpr (for the rules of primitives that carry
+    programs: jit, cond, scan, while_loop). Interleaved layout: input i is followed by its
+    `order` coefficients where `nonzero[i]`, and output j by its coefficients where they are
+    not all zero or `instantiate` (a bool, or one per output) asks for them. Returns
+    (jaxpr, out_nonzero); cached on the jaxpr."""
     from ..ir.jaxpr import eval_jaxpr
     from ..ir.staging import stage
-    n = len(closed.in_avals)
-    inst = [instantiate] * len(closed.out_avals) if isinstance(instantiate, bool) \
-        else list(instantiate)
-    avals = closed.in_avals + [a for a, nz in zip(closed.in_avals, nonzero) for k in nz if k]
+    n_out = len(closed.out_avals)
+    inst = tuple([instantiate] * n_out if isinstance(instantiate, bool) else instantiate)
+    key = ("jet", order, tuple(nonzero), inst)
+    hit = closed.cache.get(key)
+    if hit is not None:
+        return hit
+    avals = []
+    for a, nz in zip(closed.in_avals, nonzero):
+        avals += [a] * (1 + order * nz)
     out_nz = []
 
     def fun(*args):
-        coeffs = iter(args[n:])
-        series = [[next(coeffs) if k else Zero(a) for k in nz]
-                  for a, nz in zip(closed.in_avals, nonzero)]
+        it = iter(args)
+        primals, series = [], []
+        for a, nz in zip(closed.in_avals, nonzero):
+            primals.append(next(it))
+            series.append([next(it) for _ in range(order)] if nz else None)
         outs, out_series = jet_flat(lambda *p: eval_jaxpr(closed.jaxpr, closed.consts, *p),
-                                    list(args[:n]), series, order, name="jet of a jaxpr")
-        flat, found = [], []
+                                    primals, series, order, name="jet of a jaxpr")
+        flat = []
+        out_nz[:] = []
         for o, s, i in zip(outs, out_series, inst):
-            a = get_aval(o)
-            mask = [i or not is_zero(c) for c in s]
-            found.append(mask)
-            flat += [_instantiate(c, a) for c, m in zip(s, mask) if m]
-        out_nz[:] = found
-        return list(outs) + flat
-    return stage(fun, avals, name="jet of a jaxpr"), out_nz
+            live = i or not all(is_zero(c) for c in s)
+            out_nz.append(live)
+            flat += [o] + ([_instantiate(c, get_aval(o)) for c in s] if live else [])
+        return flat
+    jaxpr = stage(fun, avals, name="jet of a jaxpr")
+    hit = closed.cache[key] = (jaxpr, list(out_nz))
+    return hit
+
+
+def interleave(primals, series, nonzero, order):
+    """The operands of a program from jet_jaxpr: each primal, then its coefficients (zeros
+    materialized) where `nonzero` says."""
+    flat = []
+    for p, s, nz in zip(primals, series, nonzero):
+        flat.append(p)
+        if nz:
+            a = get_aval(p)
+            flat += [_instantiate(c, a) for c in s]
+    return flat
+
+
+def deinterleave(flat, out_nonzero, order):
+    """The results of a program from jet_jaxpr -> (primal outputs, series or None each)."""
+    it = iter(flat)
+    outs, series = [], []
+    for nz in out_nonzero:
+        outs.append(next(it))
+        series.append([next(it) for _ in range(order)] if nz else None)
+    return outs, series
+
+
+def series_nonzero(series):
+    """Per operand: does its series have a coefficient not known to be zero?"""
+    return [s is not None and not all(is_zero(c) for c in s) for s in series]
 
 
 def _instantiate(c, aval):

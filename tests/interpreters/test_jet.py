@@ -27,7 +27,8 @@ def _rows_covering_every_primitive():
             used = primitives_used(fn, shapes) - seen
             if used:
                 seen |= used
-                chosen.append(pytest.param(fn, shapes, id=f"{label}-{'-'.join(sorted(used))}"))
+                chosen.append(pytest.param(fn, shapes, used,
+                                           id=f"{label}-{'-'.join(sorted(used))}"))
     return chosen
 
 
@@ -40,8 +41,17 @@ def _finite(tree):
                if np.issubdtype(np.asarray(x).dtype, np.inexact))
 
 
-@pytest.mark.parametrize("fn,shapes", ROWS)
-def test_jet_matches_nested_jvps_on_every_primitive(fn, shapes):
+# Primitives whose rows cost seconds at order 5 (iterative special functions, factorizations:
+# nested jvps of them grow as 2^K): checked to order 3 here, to keep the suite's time.
+SLOW = {"betainc", "betainc_d", "betaincinv", "cofactor", "expm", "lu_pivots_to_permutation",
+        "zeta_ds", "zeta", "eig", "stdtr", "stdtr_ddf", "stdtrit", "det", "gennorm_cdf",
+        "gennorm_cdf_dbeta", "gennorm_ppf", "qr", "lu", "lu_factor", "lu_solve", "slogdet",
+        "expm_frechet", "polar", "random_gamma_grad", "gammaincinv", "gammainccinv",
+        "gammainc", "gammaincc", "gammainc_da", "riemann_zeta"}
+
+
+@pytest.mark.parametrize("fn,shapes,used", ROWS)
+def test_jet_matches_nested_jvps_on_every_primitive(fn, shapes, used):
     rng = np.random.default_rng(7)
     for lo, hi in RANGES:
         args = tuple(rng.uniform(lo, hi, s) for s in shapes)
@@ -51,7 +61,7 @@ def test_jet_matches_nested_jvps_on_every_primitive(fn, shapes):
                 continue
         except (ValueError, FloatingPointError, fxad.errors.FxadValueError):
             continue
-        check_jet(fn, args, order=5, rtol=1e-8, atol=1e-10)
+        check_jet(fn, args, order=3 if used & SLOW else 5, rtol=1e-8, atol=1e-10)
         return
     pytest.fail("no range of points where the row is finite")
 
@@ -62,7 +72,7 @@ def test_every_primitive_has_a_jet_rule_and_a_row():
         assert have["jet"], f"{name} has no jet rule (no JVP rule to derive one from)"
     covered = set()
     for p in ROWS:
-        covered |= set(p.id.split("-", 1)[1].split("-"))
+        covered |= p.values[2]
     missing = set(all_primitives()) - covered - set(COVERED_ELSEWHERE)
     assert not missing, missing
 
