@@ -14,6 +14,7 @@ from .api.devices import (  # noqa: F401  (one CPU device: for JAX code)
     local_device_count, local_devices, process_count, process_index, typeof)
 from .api.shapes import ShapeDtypeStruct, eval_shape  # noqa: F401
 from .api.taylor import jet  # noqa: F401
+from .api.operators import biharmonic, laplacian, weighted_laplacian  # noqa: F401
 from .core import ShapedArray, Tracer  # noqa: F401
 from .jit import disable_jit, jit  # noqa: F401
 from . import flatten_util, tree  # noqa: F401

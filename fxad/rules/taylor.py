@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import get_aval
+from ..interpreters.collapsed import set_ops as set_collapsed_ops
 from ..interpreters.jet import jet_from_jvp, set_scalar_ops  # noqa: F401  (jet_from_jvp: re-exported)
 from ..interpreters.jvp import Zero
 from . import ops
@@ -354,3 +355,9 @@ def div_jet(primals, series):
     q = divide_series(a, b, len(series[0]))
     return q[0], q[1:]
 
+
+
+# the collapsed interpreter's arithmetic (fxad/interpreters/collapsed.py)
+set_collapsed_ops(sum_axis=lambda x, a: ops.reduce_sum(x, axes=(a,)),
+                  add=lambda x, y: ops.add(x, y), mul=lambda x, y: ops.mul(x, y),
+                  transpose=lambda x, perm: ops.transpose(x, tuple(perm)))
