@@ -40,7 +40,7 @@ def main(argv):
     print(f"{'primitive':22} {'linear':7} " + " ".join(f"{c:9}" for c in COLUMNS))
     prims = all_primitives()
     for name, linear, have in rule_matrix():
-        derived = getattr(prims[name].jet, "derived", True)
+        derived = getattr(prims[name].jet, "derived", prims[name].jet is None)
         marks = ["derived" if c == "jet" and have[c] and derived
                  else "yes" if have[c] else "-" if c == "transpose" and not linear
                  else "impl" if c == "lowering" else "MISSING" for c in COLUMNS]

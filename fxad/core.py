@@ -195,7 +195,6 @@ class Primitive:
       transpose       linear primitives only           def_transpose(fn)
       batch           vmap rule                        def_batch(fn)
       jet             Taylor-mode rule                 def_jet(fn)
-      degree          polynomial degree of the output  def_degree(fn)
       lowerings       source for jit's code, by backend   def_lowering(fn, inplace=None)
       simplify        rewrites taken part in, by pass  def_simplify(pass_name, fn)
       inline          a call primitive's body (jit)    def_inline(fn)
@@ -218,7 +217,7 @@ class Primitive:
         self.transpose = None
         self.batch = None
         self.jet = None  # (primals, series, **params) -> (out, series); interpreters/jet.py
-        self.degree = None  # (operand degrees, **params) -> output degree or None; ir/collapse
+        self.elementwise = False  # each output element from the same element of each operand
         self.lowerings = {}  # backend -> fn(ctx, args, **params) -> source expression
         self.inplace = None  # NumPy ufunc name that can write its result into a dead input
         self.simplify = {}  # pass name -> rule (fxad/ir/simplify.py says what each pass asks)
@@ -260,15 +259,6 @@ class Primitive:
         each series a list of the K raw Taylor coefficients of an operand (fxad's
         interpreters/jet.py says the convention; symbolic zeros are `Zero`)."""
         self.jet = rule
-        return rule
-
-    def def_degree(self, rule):
-        """How the output's degree as a polynomial in some variables follows from the
-        operands' degrees: `rule(degrees, **params)` gives it, or None where the output is not
-        a homogeneous polynomial of them (linear primitives: the linear operands' common
-        degree, the others of degree 0; bilinear ones: the sum). Program rewrites that move
-        sums through linear operations (fxad/ir/collapse.py) ask it."""
-        self.degree = rule
         return rule
 
     def def_lowering(self, rule, backend="numpy", inplace=None):

@@ -20,6 +20,8 @@ property, works eagerly as well as under jit, and stages to the same program und
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core import Trace, Tracer, get_aval, is_float, new_trace
 from .batching import vmap_flat
 from .jet import jet_flat
@@ -79,6 +81,8 @@ class CollapsedTrace(Trace):
         def apply(*xs):
             out = prim.bind(*xs, **params)
             return list(out) if prim.multiple_results else [out]
+        if prim.elementwise and len(args) == 1 and not prim.multiple_results:
+            return self._unary_elementwise(apply, primals[0], firsts[0], seconds[0])
         # the linear part, once, on the summed second coefficients
         outs, lin = jvp_flat(apply, primals, seconds, name="collapsed")
 
@@ -106,6 +110,26 @@ class CollapsedTrace(Trace):
             s2 = t2 if type(q) is Zero else q if type(t2) is Zero else _ops["add"](t2, q)
             boxed.append(self.box(o, y1, s2))
         return boxed if prim.multiple_results else boxed[0]
+
+
+    def _unary_elementwise(self, apply, x, first, second):
+        """y = f(x) elementwise: Y_1 = f'(x) X_1 and s_2(y) = f'(x) s_2(x) + f''(x)/2 sum_d
+        X_1[d]^2, the derivatives from one jet along the unit direction: the quadratic part
+        costs one pass over the directions, not a jet per direction."""
+        a = get_aval(x)
+        (out,), (series,) = jet_flat(apply, [x], [[np.ones(a.shape, a.dtype), Zero(a)]], 2)
+        c1, c2 = series
+        if not is_float(get_aval(out).dtype) or type(c1) is Zero and type(c2) is Zero:
+            return out
+        mul, add = _ops["mul"], _ops["add"]
+        y1 = mul(first, c1) if type(c1) is not Zero else None
+        q = Zero(get_aval(out)) if type(c2) is Zero else \
+            mul(_ops["sum_axis"](mul(first, first), 0), c2)
+        if type(second) is not Zero and type(c1) is not Zero:
+            q = mul(second, c1) if type(q) is Zero else add(mul(second, c1), q)
+        if y1 is None:  # f'(x) = 0 everywhere the primal is: no first coefficients
+            y1 = mul(first, 0.0)
+        return self.box(out, y1, q)
 
 
 def collapsed_flat(fun, primals, firsts, directions, name="collapsed"):

@@ -30,6 +30,7 @@ def elementwise(name, impl, memory="fresh"):
     """A NumPy-broadcasting primitive: impl, the shared shape and batching rules, and, for a
     ufunc impl, its lowering (`_np.sin(a)`; the ufunc may write into a dead input)."""
     p = Primitive(name, memory=memory)
+    p.elementwise = True
     p.def_impl(impl)
     elementwise_shape(p)
     defbatch_elementwise(p)
@@ -85,6 +86,7 @@ add_p.def_lowering(infix("+"), inplace=np.add)
 add_p.def_lowering(ufunc_rule(np.add), backend="numba")
 add_p.def_simplify("forward", forward_unit(0, commutes=True))
 defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
+add_p.def_jet(taylor.additive_jet(add_p))
 add_p.def_transpose(lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
 def add(x, y): return add_p.bind(x, y)
 
@@ -112,6 +114,7 @@ def _add_any_jvp(primals, tangents):
         return ans, (ty if type(tx) is Zero else tx)
     return ans, add_any(tx, ty)
 add_any_p.def_jvp(_add_any_jvp)
+add_any_p.def_jet(taylor.additive_jet(add_any_p))
 add_any_p.def_transpose(lambda ct, x, y: [ct if is_undefined(x) else None,
                                           ct if is_undefined(y) else None])
 def _add_any_batch(vals, dims):
@@ -130,6 +133,7 @@ sub_p.def_lowering(infix("-"), inplace=np.subtract)
 sub_p.def_lowering(ufunc_rule(np.subtract), backend="numba")
 sub_p.def_simplify("forward", forward_unit(0, commutes=False))
 defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
+sub_p.def_jet(taylor.additive_jet(sub_p, negate_second=True))
 sub_p.def_transpose(lambda ct, x, y: [ct_for(x, ct),
                                       unbroadcast(neg(ct), y.aval) if is_undefined(y) else None])
 def sub(x, y): return sub_p.bind(x, y)
@@ -197,6 +201,7 @@ def _convert_jvp(primals, tangents, new_dtype):
         return ans, Zero.like(ans)
     return ans, convert_element_type(t, new_dtype)
 convert_element_type_p.def_jvp(_convert_jvp)
+convert_element_type_p.def_jet(linear_jet(convert_element_type_p))
 convert_element_type_p.def_transpose(lambda ct, x, new_dtype: [convert_element_type(
     real(ct) if not _is_complex_dtype(x.aval.dtype) else ct, x.aval.dtype)])
 def _is_complex_dtype(dt): return np.issubdtype(dt, np.complexfloating)

@@ -9,8 +9,7 @@ from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
 from . import ops  # bind wrappers, resolved at call time (ops imports every rule family)
-from .taylor import (bilinear_degree, bilinear_jet, jet_from_jvp, linear_degree, linear_jet,
-                     zero_jet)
+from .taylor import bilinear_jet, jet_from_jvp, linear_jet, zero_jet
 
 # --- shape rules ---------------------------------------------------------------------------
 
@@ -209,7 +208,6 @@ def defbilinear(prim, lhs_transpose, rhs_transpose):
     prim.def_jvp(jvp)
     prim.def_transpose(transpose)
     prim.def_jet(bilinear_jet(prim))
-    prim.def_degree(bilinear_degree)
 
 
 def defjvp_zero(prim):
@@ -245,7 +243,6 @@ def deflinear(prim, transpose_rule, linear_args=None):
     prim.def_jvp(jvp)
     prim.def_transpose(transpose_rule)
     prim.def_jet(linear_jet(prim, linear_args))
-    prim.def_degree(linear_degree(linear_args))
 
 
 # --- simplification helpers (rules for fxad/ir/simplify.py's "forward" pass) ----------------

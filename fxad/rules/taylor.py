@@ -188,26 +188,6 @@ def bilinear_jet(prim):
     return rule
 
 
-# --- degree rules (fxad/ir/collapse.py moves sums through linear operations) ----------------
-
-def linear_degree(linear_args=None):
-    """Linear in `linear_args` jointly: their common degree, the other operands constant."""
-    def rule(degrees, **params):
-        idx = range(len(degrees)) if linear_args is None else linear_args
-        lin = {degrees[i] for i in idx if degrees[i]}
-        if any(d for i, d in enumerate(degrees) if i not in idx) or len(lin) > 1:
-            return None
-        if not lin:
-            return 0
-        # every linear operand must share it (x + c is affine, not linear)
-        return lin.pop() if all(degrees[i] for i in idx) else None
-    return rule
-
-
-def bilinear_degree(degrees, **params):
-    return degrees[0] + degrees[1]
-
-
 # --- elementwise functions by their recurrences ----------------------------------------------
 # Each takes the operand's full series [x_0, ..., x_K] and returns the result's. A function
 # whose derivative is a simple expression u of its value (y' = u x') gets y_k from u_0..u_{k-1}
@@ -361,3 +341,25 @@ def div_jet(primals, series):
 set_collapsed_ops(sum_axis=lambda x, a: ops.reduce_sum(x, axes=(a,)),
                   add=lambda x, y: ops.add(x, y), mul=lambda x, y: ops.mul(x, y),
                   transpose=lambda x, perm: ops.transpose(x, tuple(perm)))
+
+
+def additive_jet(prim, negate_second=False):
+    """add, sub, add_any: coefficient-wise; an operand with no series is passed over (its
+    coefficients are zero) when the other's coefficient already has the output's type."""
+    full_rule = linear_jet(prim)
+
+    def rule(primals, series, **params):
+        out = prim.bind(*primals, **params)
+        a = get_aval(out)
+        live = [not all(is_zero(c) for c in s) for s in series]
+        if all(live):
+            return full_rule(primals, series, **params)
+        i = live.index(True)
+        s = series[i]
+        if any(not is_zero(c) and (c.aval if type(c) is Zero else get_aval(c)) != a
+               for c in s):
+            return full_rule(primals, series, **params)
+        if i == 1 and negate_second:
+            s = [c if is_zero(c) else ops.neg(c) for c in s]
+        return out, list(s)
+    return rule
