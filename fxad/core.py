@@ -231,6 +231,14 @@ class Primitive:
     def __repr__(self):
         return self.name
 
+    def __setattr__(self, name, value):
+        # A rule replaced after the primitive was defined (by a user, or a test that corrupts
+        # one) must not live on in what was derived from the old rule
+        if name in _RULE_ATTRS and "module" in self.__dict__:
+            for forget in _on_rule_change:
+                forget()
+        object.__setattr__(self, name, value)
+
     def def_impl(self, impl):
         self.impl = impl
         return impl
@@ -300,6 +308,18 @@ class Primitive:
             if lifted is None:
                 raise
             return self.bind(*lifted, **params)
+
+
+_RULE_ATTRS = frozenset({"impl", "abstract_eval", "jvp", "transpose", "batch"})
+# Callbacks that drop what the interpreters derived from rules (the eager tape's pullbacks,
+# interned loop bodies), called when a defined primitive's rule is replaced.
+_on_rule_change: list = []
+
+
+def on_rule_change(forget):
+    """Register `forget()`, called whenever a rule of an already defined primitive is replaced."""
+    _on_rule_change.append(forget)
+    return forget
 
 
 # Set by fxad.numpy: (args) -> args with every list/tuple that holds traced values made an

@@ -129,7 +129,38 @@ def _getitem_numba(ctx, args, spec):
             return None
     if parts == ["..."]:  # x[...] is x (and Numba has no lowering for it)
         parts = []
-    return f"{args[0]}[{', '.join(parts)}]" if parts else args[0]
+    if "None" not in parts:
+        return f"{args[0]}[{', '.join(parts)}]" if parts else args[0]
+    # Older Numba cannot index with None: index without it, then insert the new length-1
+    # axes as stride-0 dimensions of the same view
+    kept = [p for p in parts if p != "None"]
+    view = f"{args[0]}[{', '.join(kept)}]" if kept and kept != ["..."] else args[0]
+    shape = _indexed_shape(ctx.in_avals[0].shape, spec, [])
+    if len(shape) == sum(p == "None" for p in parts):  # only new axes remain: one element
+        return f"_np.full({shape!r}, {view})"
+    strides, j = [], 0
+    for axis in _new_axis_positions(spec, len(ctx.in_avals[0].shape), len(shape)):
+        if axis:
+            strides.append("0")
+        else:
+            strides.append(f"{view}.strides[{j}]")
+            j += 1
+    return (f"_np.lib.stride_tricks.as_strided({view}, {shape!r}, "
+            f"({', '.join(strides)},))")
+def _new_axis_positions(spec, ndim, out_ndim):
+    """For each result axis of a basic index, whether it is a new (None) axis."""
+    consumed = sum(1 for e in spec if type(e) is tuple)
+    flags = []
+    for e in spec:
+        if e is None:
+            flags.append(True)
+        elif e is Ellipsis:
+            flags += [False] * (ndim - consumed)
+        elif e[0] == "s":
+            flags.append(False)
+    if Ellipsis not in spec:  # axes not named by the index follow, as with a trailing ...
+        flags += [False] * (out_ndim - len(flags))
+    return flags
 getitem_p.def_lowering(_getitem_numba, backend="numba")
 getitem_p.def_transpose(lambda ct, x, *arrays, spec: [
     scatter_add(np.zeros(x.aval.shape, dtype_of(ct)), arrays, ct, spec)] + [None] * len(arrays))

@@ -440,7 +440,8 @@ def _tridiagonal(d, e):
 
 def _eigh_tri_impl(d, e, vectors):
     def one(d, e):
-        return scipy.linalg.eigh_tridiagonal(d, e, eigvals_only=not vectors)
+        out = scipy.linalg.eigh_tridiagonal(d, e, eigvals_only=not vectors)
+        return _fixed_signs(*out) if vectors else out
     lead = np.shape(d)[:-1]
     if not lead:
         return one(d, e)
@@ -448,6 +449,15 @@ def _eigh_tri_impl(d, e, vectors):
     if vectors:
         return tuple(np.stack(o).reshape(lead + o[0].shape) for o in zip(*outs))
     return np.stack(outs).reshape(lead + outs[0].shape)
+
+
+def _fixed_signs(w, v):
+    """Each eigenvector with its largest-magnitude entry positive. LAPACK's signs can flip
+    under a tiny change of the input (SciPy 1.15's stemr does), which would make the value a
+    discontinuous function that its derivative does not describe; this gauge is locally
+    constant wherever the largest entry is unique, the gauge the JVP rule assumes."""
+    big = np.abs(v).argmax(axis=0)
+    return w, v * np.where(v[big, np.arange(v.shape[1])] < 0, -1, 1).astype(v.dtype)
 
 
 def _tri_shape(d, e):

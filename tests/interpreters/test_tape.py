@@ -80,6 +80,24 @@ def test_each_jvp_rule_runs_once_per_signature(monkeypatch):
     assert len(calls) == 2  # a new signature
 
 
+def test_a_replaced_rule_is_not_served_from_the_cache(monkeypatch):
+    """What was derived from a JVP rule (eager pullbacks, loop bodies' derived programs) is
+    forgotten when the rule is replaced, and again when it is put back."""
+    from fxad.rules.elementwise import sin_p
+    f = fxad.grad(lambda x: fnp.sum(fnp.sin(x)))
+    g = fxad.grad(lambda x: lax.scan(lambda c, v: (c + fnp.sin(v), None), 0.0, x)[0])
+    x = np.linspace(0.1, 1.0, 4)
+    np.testing.assert_allclose(f(x), np.cos(x))
+    np.testing.assert_allclose(g(x), np.cos(x))
+    rule = sin_p.jvp
+    monkeypatch.setattr(sin_p, "jvp", lambda p, t: (rule(p, t)[0], lax.mul(rule(p, t)[1], 2.0)))
+    np.testing.assert_allclose(f(x), 2 * np.cos(x))
+    np.testing.assert_allclose(g(x), 2 * np.cos(x))
+    monkeypatch.undo()
+    np.testing.assert_allclose(f(x), np.cos(x))
+    np.testing.assert_allclose(g(x), np.cos(x))
+
+
 def test_vjp_on_the_tape_can_be_pulled_back_many_times_and_under_vmap():
     x = np.linspace(0.1, 1.0, 4)
     out, f_vjp = fxad.vjp(lambda v: fnp.tanh(v) * v, x)

@@ -172,6 +172,12 @@ PROGRAMS += [
     ("getitem", lambda x: x[1:3, ::-2] * x[0, None, 1:4] + x[-1, 2], (_A,)),
     ("getitem-ellipsis", lambda x: x[..., 1] * 2.0, (_X3[:, :3],)),
     ("getitem-ellipsis-only", lambda x: fnp.sin(x)[...] * 2.0, (_X3,)),  # (found by the fuzzer)
+    # new axes (older Numba cannot index with None: stride-0 axes of the same view)
+    ("getitem-new-leading-axis", lambda x: fnp.sin(x)[None] * 2.0, (_X3,)),
+    ("getitem-new-axes", lambda x: fnp.sin(x)[:, None, 1] + x[None, ..., None, 0], (_X3[:, :3],)),
+    ("getitem-new-axis-of-element", lambda x: x[1, 2, None] * 2.0, (_A,)),
+]
+PROGRAMS += [
     ("matmul", lambda a, b: a @ b, (_A, _B)),
     ("matmul-f32", lambda a, b: a @ b, (_A.astype(np.float32), _B.astype(np.float32))),
     ("matvec", lambda a, v: a @ v, (_A, _V)),
