@@ -310,7 +310,7 @@ class Primitive:
             return self.bind(*lifted, **params)
 
 
-_RULE_ATTRS = frozenset({"impl", "abstract_eval", "jvp", "transpose", "batch"})
+_RULE_ATTRS = frozenset({"impl", "abstract_eval", "jvp", "transpose", "batch", "jet"})
 # Callbacks that drop what the interpreters derived from rules (the eager tape's pullbacks,
 # interned loop bodies), called when a defined primitive's rule is replaced.
 _on_rule_change: list = []
