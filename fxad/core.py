@@ -185,6 +185,19 @@ def primitives():
     return list(_primitives)
 
 
+def _defining_frame():
+    """(module, file, line) of the statement that defines a primitive: the innermost module-level
+    frame on the stack, so a primitive made by a helper (`elementwise("sin", np.sin)`) is
+    placed at the helper's call in the rule file, not inside the helper. Without one (made at
+    run time inside a function) it is the constructor's caller."""
+    frame = sys._getframe(2)
+    caller = frame
+    while frame is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    frame = frame or caller
+    return frame.f_globals.get("__name__"), frame.f_code.co_filename, frame.f_lineno
+
+
 class Primitive:
     """An operation and its whole story. Rules are registered with the `def_*` methods (or
     the helpers in fxad/rules/helpers.py, which call them):
@@ -216,7 +229,7 @@ class Primitive:
         self.jvp = None
         self.transpose = None
         self.batch = None
-        self.jet = None  # (primals, series, **params) -> (out, series); interpreters/jet.py
+        self.jet = None  # Taylor mode; None: derived from the JVP rule (interpreters/jet.py)
         self.elementwise = False  # each output element from the same element of each operand
         self.lowerings = {}  # backend -> fn(ctx, args, **params) -> source expression
         self.inplace = None  # NumPy ufunc name that can write its result into a dead input
@@ -225,18 +238,24 @@ class Primitive:
         # Eager grad derives this primitive's pullback from its JVP rule once per signature
         # (fxad/interpreters/tape.py); False for rules that need concrete values.
         self.derivable = True
-        self.module = sys._getframe(1).f_globals.get("__name__")  # where it was defined
+        self.module, self.file, self.line = _defining_frame()  # where its block starts
         _primitives.append(self)
+
+    @property
+    def family(self):
+        """The rule family (the folder under fxad/rules/) or, for a primitive defined elsewhere,
+        its module below fxad ('interpreters.transpose' for add_any)."""
+        parts = (self.module or "").split(".")
+        if parts[:2] == ["fxad", "rules"] and len(parts) > 3:
+            return parts[2]
+        return ".".join(parts[1:]) if parts[0] == "fxad" else self.module
 
     def __repr__(self):
         return self.name
 
-    def __setattr__(self, name, value):
-        # A rule replaced after the primitive was defined (by a user, or a test that corrupts
-        # one) must not live on in what was derived from the old rule
+    def __setattr__(self, name, value):  # a replaced rule must not live on in derived caches
         if name in _RULE_ATTRS and "module" in self.__dict__:
-            for forget in _on_rule_change:
-                forget()
+            [forget() for forget in _on_rule_change]
         object.__setattr__(self, name, value)
 
     def def_impl(self, impl):
@@ -262,10 +281,7 @@ class Primitive:
         self.batch = rule
         return rule
 
-    def def_jet(self, rule):
-        """The Taylor-mode rule: `rule(primals, series, **params) -> (out, out_series)`,
-        each series a list of the K raw Taylor coefficients of an operand (fxad's
-        interpreters/jet.py says the convention; symbolic zeros are `Zero`)."""
+    def def_jet(self, rule):  # (primals, series, **params) -> (out, series): interpreters/jet.py
         self.jet = rule
         return rule
 
@@ -311,15 +327,11 @@ class Primitive:
 
 
 _RULE_ATTRS = frozenset({"impl", "abstract_eval", "jvp", "transpose", "batch", "jet"})
-# Callbacks that drop what the interpreters derived from rules (the eager tape's pullbacks,
-# interned loop bodies), called when a defined primitive's rule is replaced.
-_on_rule_change: list = []
+_on_rule_change: list = []  # forget() callbacks: what was derived from the old rules goes
 
 
-def on_rule_change(forget):
-    """Register `forget()`, called whenever a rule of an already defined primitive is replaced."""
-    _on_rule_change.append(forget)
-    return forget
+def on_rule_change(forget):  # a decorator: forget() runs when a defined rule is replaced
+    return _on_rule_change.append(forget) or forget
 
 
 # Set by fxad.numpy: (args) -> args with every list/tuple that holds traced values made an

@@ -100,7 +100,7 @@ class ClosedJaxpr:
     __repr__ = __str__
 
     def to_dot(self):
-        from .dot import to_dot
+        from .graphviz import to_dot
         return to_dot(self)
 
 
