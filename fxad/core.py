@@ -258,31 +258,18 @@ class Primitive:
             [forget() for forget in _on_rule_change]
         object.__setattr__(self, name, value)
 
-    def def_impl(self, impl):
-        self.impl = impl
-        return impl
-
-    def def_abstract_eval(self, rule):
-        self.abstract_eval = rule
-        return rule
-
-    def def_jvp(self, rule):
-        self.jvp = rule
-        return rule
+    def _registers(attr):  # def_jvp(rule) etc.: set the rule, return it (usable as a decorator)
+        return lambda self, rule: setattr(self, attr, rule) or rule
+    def_impl, def_abstract_eval, def_jvp = _registers("impl"), _registers("abstract_eval"), \
+        _registers("jvp")
+    def_batch, def_jet, def_inline = _registers("batch"), _registers("jet"), _registers("inline")
+    del _registers
 
     def def_transpose(self, rule, linear=True):
         """The transpose rule of a linear primitive (which marks it linear; `linear=False`
         for a rule that only explains why the primitive cannot be transposed)."""
         self.linear = linear
         self.transpose = rule
-        return rule
-
-    def def_batch(self, rule):
-        self.batch = rule
-        return rule
-
-    def def_jet(self, rule):  # (primals, series, **params) -> (out, series): interpreters/jet.py
-        self.jet = rule
         return rule
 
     def def_lowering(self, rule, backend="numpy", inplace=None):
@@ -296,10 +283,6 @@ class Primitive:
 
     def def_simplify(self, pass_name, rule):
         self.simplify[pass_name] = rule
-        return rule
-
-    def def_inline(self, rule):
-        self.inline = rule
         return rule
 
     def bind(self, *args, **params):
