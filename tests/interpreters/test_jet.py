@@ -37,7 +37,8 @@ SLOW = {"betainc", "betainc_d", "betaincinv", "cofactor", "expm", "lu_pivots_to_
         "zeta_ds", "zeta", "eig", "stdtr", "stdtr_ddf", "stdtrit", "det", "gennorm_cdf",
         "gennorm_cdf_dbeta", "gennorm_ppf", "qr", "lu", "lu_factor", "lu_solve", "slogdet",
         "expm_frechet", "polar", "random_gamma_grad", "gammaincinv", "gammainccinv",
-        "gammainc", "gammaincc", "gammainc_da", "riemann_zeta"}
+        "gammainc", "gammaincc", "gammainc_da", "riemann_zeta", "solve_triangular",
+        "random_gamma"}
 
 
 @pytest.mark.parametrize("row,used", ROWS)
@@ -106,5 +107,5 @@ def _count_eqns(f, order):
 ])
 def test_cost_is_polynomial_in_the_order(name, f, growth):
     """Doubling the order multiplies the staged program's size by a bounded factor."""
-    n = [_count_eqns(f, k) for k in (4, 8, 16)]
+    n = [_count_eqns(f, k) for k in (3, 6, 12)]
     assert n[2] <= growth * n[1] and n[1] <= growth * n[0], n
