@@ -191,3 +191,34 @@ def test_jet_inside_jvp_and_jvp_inside_jet():
     g = lambda x: fxad.jvp(f, (x,), (V,))[1]
     _, terms = fxad.jet(g, (X,), (_terms(V, 2),))
     np.testing.assert_allclose(terms[1], nested(f, X, V, 3)[2], rtol=1e-12, atol=1e-12)
+
+
+# --- extreme inputs and dtypes ---------------------------------------------------------------
+
+@pytest.mark.parametrize("name,f,x", [
+    ("tanh saturated", jnp.tanh, np.array([-40.0, 40.0])),
+    ("logistic saturated", fxad.nn.sigmoid, np.array([-800.0, 800.0])),
+    ("exp near overflow", jnp.exp, np.array([700.0, -700.0])),
+    ("log of tiny", jnp.log, np.array([1e-300, 1e300])),
+    ("sqrt of huge", jnp.sqrt, np.array([1e300, 1e-300])),
+])
+def test_extreme_inputs_match_nested_jvps(name, f, x):
+    """Finite where nested jvps are finite, to rounding (no 0 * inf, no overflow in k!)."""
+    v = np.ones_like(x)
+    _, terms = fxad.jet(f, (x,), (_terms(v, 4),))
+    want = nested(f, x, v, 4)
+    for k in range(4):
+        assert np.all(np.isfinite(terms[k]) == np.isfinite(want[k])), (k, terms[k], want[k])
+        np.testing.assert_allclose(terms[k], want[k], rtol=1e-12, atol=0)
+
+
+def test_float32_in_float32_out():
+    x32, v32 = X.astype(np.float32), V.astype(np.float32)
+    y, terms = fxad.jet(lambda x: jnp.tanh(x) * jnp.exp(x), (x32,), (_terms(v32, 3),))
+    assert y.dtype == np.float32 and all(t.dtype == np.float32 for t in terms)
+
+
+def test_thirty_raw_coefficients_of_sin():
+    _, raw = fxad.jet(jnp.sin, (0.0,), ((1.0,) + (0.0,) * 29,), raw=True)
+    want = [0.0 if k % 2 == 0 else (-1) ** (k // 2) / factorial(k) for k in range(1, 31)]
+    np.testing.assert_allclose(raw, want, rtol=1e-13, atol=1e-40)
