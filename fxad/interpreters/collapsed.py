@@ -81,7 +81,8 @@ class CollapsedTrace(Trace):
         def apply(*xs):
             out = prim.bind(*xs, **params)
             return list(out) if prim.multiple_results else [out]
-        if prim.elementwise and len(args) == 1 and not prim.multiple_results:
+        if prim.elementwise and len(args) == 1 and not prim.multiple_results and \
+                np.issubdtype(get_aval(primals[0]).dtype, np.floating):  # (real: f'(x) X_1)
             return self._unary_elementwise(apply, primals[0], firsts[0], seconds[0])
         # the linear part, once, on the summed second coefficients
         outs, lin = jvp_flat(apply, primals, seconds, name="collapsed")
@@ -111,7 +112,6 @@ class CollapsedTrace(Trace):
             boxed.append(self.box(o, y1, s2))
         return boxed if prim.multiple_results else boxed[0]
 
-
     def _unary_elementwise(self, apply, x, first, second):
         """y = f(x) elementwise: Y_1 = f'(x) X_1 and s_2(y) = f'(x) s_2(x) + f''(x)/2 sum_d
         X_1[d]^2, the derivatives from one jet along the unit direction: the quadratic part
@@ -119,7 +119,7 @@ class CollapsedTrace(Trace):
         a = get_aval(x)
         (out,), (series,) = jet_flat(apply, [x], [[np.ones(a.shape, a.dtype), Zero(a)]], 2)
         c1, c2 = series
-        if not is_float(get_aval(out).dtype) or type(c1) is Zero and type(c2) is Zero:
+        if get_aval(out).dtype != a.dtype or type(c1) is Zero and type(c2) is Zero:
             return out
         mul, add = _ops["mul"], _ops["add"]
         y1 = mul(first, c1) if type(c1) is not Zero else None

@@ -7,8 +7,12 @@ an outer jvp or grad) as on arrays. Each result coefficient is a sum of products
 symbolic zeros, so a path with few non-zero coefficients (x_1 = v, the rest zero) costs less.
 
   linear_jet, bilinear_jet, zero_jet   the natural rules of the family helpers' primitives
-  chain(x, u, k)                       y_k of y' = u x' (exp, sin, tanh, erf, ...)
+  additive_jet                         add, sub, add_any
+  chain(x, u, k)                       y_k of y' = u x' (exp, tanh, logistic, ...)
   product(a, b, k), quotient, sqrt_series, power_series, reciprocal   series arithmetic
+  unary(series_fn), *_series           the elementwise functions' rules by recurrences
+
+It also hands the collapsed interpreter (fxad/interpreters/collapsed.py) its arithmetic.
 """
 from __future__ import annotations
 

@@ -28,6 +28,8 @@ FUNCTIONS = [
     ("control flow", lambda x: lax.fori_loop(0, 2, lambda i, c: jnp.sin(c) * x, x).sum()
      + lax.cond(x[0] > 0, jnp.sum, lambda y: jnp.sum(y ** 3), x)),
     ("linear", lambda x: 3.0 * x + 1.0),
+    ("complex intermediates", lambda x: jnp.sum(jnp.real(jnp.exp(1j * x) * x) ** 2)
+     + jnp.sum(jnp.abs(x + 0j))),
 ]
 
 
