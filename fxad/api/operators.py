@@ -166,6 +166,11 @@ def _argument(name, f, args, argnums):
         raise FxadTypeError(f"{name}: argnums must be an int indexing the {len(args)} "
                             f"positional arguments, got {argnums!r}")
     argnums %= len(args)
+    leaves, tree = tree_flatten(args[argnums])
+    if len(leaves) != 1 or tree_unflatten(tree, [0]) != 0:
+        raise FxadTypeError(f"{name}: argument {argnums} must be one array, got "
+                            f"{type(args[argnums]).__name__}; for a pytree, differentiate "
+                            "through fxad.flatten_util.ravel_pytree's flat vector")
     x = _leaf(args[argnums])
     if not is_float(get_aval(x).dtype):
         raise FxadTypeError(f"{name}: argument {argnums} must be a float array, got "

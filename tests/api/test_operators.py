@@ -126,3 +126,8 @@ def test_biharmonic():
 def test_errors(call, match):
     with pytest.raises(FxadValueError, match=match):
         call()
+
+
+def test_a_pytree_argument_is_refused_with_the_fix():
+    with pytest.raises(fxad.errors.FxadTypeError, match="ravel_pytree"):
+        fxad.laplacian(lambda p: jnp.sum(p["a"] ** 3))({"a": X})
