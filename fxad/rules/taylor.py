@@ -367,3 +367,23 @@ def additive_jet(prim, negate_second=False):
             s = [c if is_zero(c) else ops.neg(c) for c in s]
         return out, list(s)
     return rule
+
+
+def erf_series(x, order, erf0):
+    """erf: y' = (2/sqrt(pi)) exp(-x^2) x', the factor's series from exp of the series of
+    -x^2 (to order K - 1, as `chain` needs)."""
+    aval = get_aval(erf0)
+    sq = [ops.mul(x[0], x[0])] + [product(x, x, k, aval=aval) for k in range(1, order)]
+    e = exp_series([c if is_zero(c) else ops.neg(c) for c in sq], order - 1)
+    u = [c if is_zero(c) else scale(c, 2.0 / np.sqrt(np.pi)) for c in e]
+    jx, y = weighted(x), [erf0]
+    for k in range(1, order + 1):
+        y.append(chain(jx, u, k, aval))
+    return y
+
+
+def erf_jet(erf_p):
+    def rule(primals, series):
+        y = erf_series(full(primals[0], series[0]), len(series[0]), erf_p.bind(primals[0]))
+        return y[0], y[1:]
+    return rule
