@@ -224,6 +224,9 @@ def _adv_ndim(arrays):
 
 
 def getitem(x, idx):
+    """x[idx] with NumPy's indexing (integers, slices, None, Ellipsis, integer and boolean arrays;
+    a boolean mask must be concrete); differentiable to any order in forward and reverse mode
+    in x (the transpose scatters and adds)."""
     spec, arrays = parse_index(idx)
     return getitem_p.bind(x, *arrays, spec=spec)
 
@@ -284,6 +287,9 @@ scatter_add_p.def_batch(_scatter_add_batch)
 scatter_add_p.def_jet(lambda primals, series, spec: linear_jet(  # in x and updates
     scatter_add_p, linear_args=(0, len(primals) - 1))(primals, series, spec=spec))
 def scatter_add(x, arrays, updates, spec):
+    """x with updates added at the positions the index expression selects (`spec` its static part,
+    `arrays` its integer arrays; duplicate positions accumulate): what `x.at[idx].add(updates)`
+    does; differentiable to any order in forward and reverse mode in x and updates."""
     return scatter_add_p.bind(x, *arrays, updates, spec=spec)
 
 
