@@ -202,7 +202,10 @@ class Primitive:
     return results that alias nothing the caller or fxad holds: "fresh" (always newly
     allocated, referenced by nothing else), "views" (may be views of its operands), or
     "any" (the default: may be anything, e.g. a constant kept by an inner program).
-    `effectful` primitives (printing, callbacks) are never folded, merged or dropped."""
+    `effectful` primitives (printing, callbacks) are never folded, merged or dropped.
+    `collective` ones (psum, all_gather, ...) work across a named axis (see
+    fxad/interpreters/named_axes.py)."""
+    collective = False
 
     def __init__(self, name, multiple_results=False, memory="any", effectful=False):
         self.name = name

@@ -14,3 +14,6 @@ from .lax_dot import (  # noqa: F401,E402
 from .lax_windowed import (  # noqa: F401,E402
     reduce_window, reduce_window_max, reduce_window_min, reduce_window_shape_tuple,
     reduce_window_sum)
+from .rules.collective import (  # noqa: F401,E402
+    all_gather, all_to_all, axis_index, axis_size, pmax, pmean, pmin, ppermute, pshuffle,
+    psum, psum_scatter, pswapaxes)

@@ -6,4 +6,5 @@ from . import (  # noqa: F401
     elementwise, fft, indexing, linalg_decomp, linalg_more, linalg_solve, piecewise, reductions,
     remat, scan, signal_conv, special, special_hyper, special_incomplete, special_more,
     stats_misc, structural, ufunc_math, while_loop, windowed)
+from . import collective  # noqa: F401,E402
 from . import bitwise, random_bits, random_counts, random_gamma, random_gamma_grad  # noqa: F401,E402

@@ -550,8 +550,8 @@ def test_table_covers_every_lax_function():
     for n in dir(lax):
         f = getattr(lax, n)
         if n.startswith("_") or not callable(f) or not getattr(f, "__module__", "").startswith(
-                "fxad.rules"):
-            continue
+                "fxad.rules") or f.__module__.startswith("fxad.rules.collective"):
+            continue  # collectives: against loops under vmap in tests/rules/collective
         aliases = [a for a, g in fnp_names.items()
                    if g is f or getattr(g, "__wrapped__", None) is f]  # (wrapped: lists)
         if f"lax.{n}(" in src or f"lax.{n}," in src or any(

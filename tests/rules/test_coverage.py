@@ -33,7 +33,11 @@ COVERED_ELSEWHERE = {"stop_gradient": "test_elementwise.test_stop_gradient_is_ze
                      # it, and differentiated through custom rules, in every mode
                      "pure_callback": "tests/api/test_callback.py",
                      # implicit derivative, not the sampler's at a fixed key (no FD):
-                     "random_gamma": "tests/random/test_gradients.py (mpmath, SciPy, bias)"}
+                     "random_gamma": "tests/random/test_gradients.py (mpmath, SciPy, bias)",
+                     # collectives bind only inside a named axis: their own table there
+                     **{p: "tests/rules/collective/test_collectives.py" for p in (
+                         "psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
+                         "ppermute", "axis_index")}}
 
 
 def _defines_table(path):
