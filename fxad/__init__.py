@@ -13,6 +13,7 @@ from .api.devices import (  # noqa: F401  (one CPU device: for JAX code)
     Device, block_until_ready, default_backend, device_count, device_get, device_put, devices,
     local_device_count, local_devices, process_count, process_index, typeof)
 from .api.shapes import ShapeDtypeStruct, eval_shape  # noqa: F401
+from .api.spmd import pmap, shard_map  # noqa: F401
 from .core import ShapedArray, Tracer  # noqa: F401
 from .jit import disable_jit, jit  # noqa: F401
 from . import flatten_util, tree  # noqa: F401
@@ -20,7 +21,7 @@ from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from .api.remat import (  # noqa: F401
     checkpoint, checkpoint_name, print_saved_residuals, saved_residuals)
 from . import checkpoint_policies  # noqa: F401
-from . import debug, errors, nn, random, scipy, typing  # noqa: F401
+from . import debug, errors, nn, random, scipy, sharding, typing  # noqa: F401
 from .debug import config, debug_nans  # noqa: F401
 
 remat = checkpoint

@@ -37,7 +37,8 @@ COVERED_ELSEWHERE = {"stop_gradient": "test_elementwise.test_stop_gradient_is_ze
                      # collectives bind only inside a named axis: their own table there
                      **{p: "tests/rules/collective/test_collectives.py" for p in (
                          "psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
-                         "ppermute", "axis_index")}}
+                         "ppermute", "axis_index")},
+                     "spmd": "tests/api/test_spmd.py (pmap and shard_map against vmap)"}
 
 
 def _defines_table(path):
