@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .errors import (ConcretizationError, EscapedTracerError, FxadTypeError,
+from .errors import (ConcretizationError, EscapedTracerError, FxadTypeError, FxadValueError,
                      RuleNotImplementedError, TracerArrayConversionError)
 
 # ---------------------------------------------------------------------------------------------
@@ -141,6 +141,9 @@ class BoundedCache:
         self._data = OrderedDict()
         self._lock = threading.Lock()
 
+    def __reduce__(self):  # a copy sent elsewhere (a pickled program) starts empty
+        return (BoundedCache, (self.size,))
+
     def get(self, key, default=None):
         with self._lock:
             try:
@@ -183,6 +186,19 @@ _primitives = []  # every Primitive defined, in order (module-level singletons)
 def primitives():
     """Every primitive defined so far (for `python -m fxad rules` and its tests)."""
     return list(_primitives)
+
+
+def _primitive_named(name, module):
+    """The primitive a pickle names (primitives are singletons: a program sent to another
+    process refers to that process's own, with their rules)."""
+    import importlib
+    if module:
+        importlib.import_module(module)
+    for p in _primitives:
+        if p.name == name and p.module == module:
+            return p
+    raise FxadValueError(f"cannot unpickle primitive {name!r}: no primitive of that name is "
+                         f"defined by {module!r} in this process")
 
 
 class Primitive:
@@ -230,6 +246,9 @@ class Primitive:
 
     def __repr__(self):
         return self.name
+
+    def __reduce__(self):
+        return (_primitive_named, (self.name, self.module))
 
     def def_impl(self, impl):
         self.impl = impl

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core import BoundedCache, Tracer, check_output, get_aval
+from ..core import BoundedCache, ShapedArray, Tracer, check_output, get_aval
 from ..errors import FxadValueError
 from ..interpreters.named_axes import check_axis_name, env_key
 from ..rules.collective.spmd import spmd_p, stage_body
@@ -25,11 +25,35 @@ class _Anonymous:
         return "<unnamed pmap axis>"
 
 
+def _is_dask_array(x):
+    return hasattr(x, "__dask_graph__") and hasattr(x, "chunks")
+
+
+def _aval(x):
+    """A value's aval; a dask.array's from its metadata (never computing it)."""
+    if _is_dask_array(x):
+        return ShapedArray(tuple(int(s) for s in x.shape), np.dtype(x.dtype))
+    return get_aval(x)
+
+
+def _arg(x, executor, where):
+    if isinstance(x, Tracer):
+        return x
+    if _is_dask_array(x):
+        if executor is None or not getattr(executor, "takes_dask_arrays", False):
+            raise FxadValueError(f"{where}: a dask.array argument needs a distributed "
+                                 "executor (executor=fxad.distributed.DaskExecutor(client)), "
+                                 "which uses its chunks where they lie; or pass "
+                                 "np.asarray(x) to compute it here")
+        return x
+    return _leaf(x)
+
+
 def _shard_avals(flat, in_dims):
     out = []
     for x, d in zip(flat, in_dims):
-        a = get_aval(x)
-        out.append(a if d is None else type(a)(a.shape[:d] + a.shape[d + 1:], a.dtype))
+        a = _aval(x)
+        out.append(a if d is None else ShapedArray(a.shape[:d] + a.shape[d + 1:], a.dtype))
     return out
 
 
@@ -99,7 +123,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         st = tuple(i % len(args) for i in static)
         dyn = [a for i, a in enumerate(args) if i not in st]
         flat, in_tree = tree_flatten(tuple(dyn))
-        flat = [x if isinstance(x, Tracer) else _leaf(x) for x in flat]
+        flat = [_arg(x, executor, "pmap") for x in flat]
         ax = in_axes
         if isinstance(in_axes, (tuple, list)):  # one per argument, or per non-static one
             if len(in_axes) == len(args):
@@ -113,12 +137,12 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         norm, sizes = [], {}
         for i, (x, d) in enumerate(zip(flat, dims)):
             if d is not None:
-                nd = len(get_aval(x).shape)
+                nd = len(_aval(x).shape)
                 if not _is_index(d) or not -nd <= d < nd:
                     raise FxadValueError(f"pmap in_axes value {d!r} is out of range for "
                                          f"argument leaf {i} of rank {nd}")
                 d = int(d) % nd
-                sizes.setdefault(get_aval(x).shape[d], []).append(f"leaf {i} (axis {d})")
+                sizes.setdefault(_aval(x).shape[d], []).append(f"leaf {i} (axis {d})")
             norm.append(d)
         if len(sizes) > 1:
             detail = "; ".join(f"size {n}: {', '.join(w)}" for n, w in sizes.items())
@@ -146,7 +170,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
             if a is None:
                 raise FxadValueError("pmap out_axes=None is not supported: take index 0 of "
                                      "the mapped output (out_axes=0) instead")
-            nd = len(get_aval(o).shape)
+            nd = len(_aval(o).shape)
             if not _is_index(a) or not -nd <= a < nd:
                 raise FxadValueError(f"pmap out_axes value {a!r} is out of range for an "
                                      f"output of rank {nd - 1}")
@@ -194,7 +218,7 @@ def shard_map(f: Callable, mesh: Any = None, in_specs: Any = None, out_specs: An
 
     def mapped(*args):
         flat, in_tree = tree_flatten(tuple(args))
-        flat = [x if isinstance(x, Tracer) else _leaf(x) for x in flat]
+        flat = [_arg(x, None, "shard_map") for x in flat]
         specs = _spec_leaves(in_specs, tuple(args), len(flat), "in_specs")
         blocks, present = [], []
         for i, (x, sp) in enumerate(zip(flat, specs)):

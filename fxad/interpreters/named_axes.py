@@ -15,6 +15,7 @@ no operands) the index of each example.
 """
 from __future__ import annotations
 
+import sys
 import threading
 
 from ..core import Primitive, Tracer, escaped_tracer
@@ -134,6 +135,7 @@ class CollectivePrimitive(Primitive):
 
     def __init__(self, name, multiple_results=False):
         super().__init__(name, multiple_results)
+        self.module = sys._getframe(1).f_globals.get("__name__")  # the rule family's
         self.derivable = False  # eager grad stages these: their pullbacks are collectives
 
     def bind(self, *args, **params):
