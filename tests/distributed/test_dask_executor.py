@@ -12,7 +12,6 @@ pytest.importorskip("distributed")
 pytest.importorskip("dask.array")
 
 import dask.array as da  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
 
 import fxad  # noqa: E402
 from fxad import grad, jit, lax, pmap, shard_map, vmap  # noqa: E402
@@ -21,18 +20,6 @@ from fxad.sharding import P, make_mesh  # noqa: E402
 from tests.rules.collective.test_collectives import CASES, IDS, _inputs  # noqa: E402
 
 _TOL = dict(rtol=1e-12, atol=1e-12)
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=None, death_timeout=60)
-    c = Client(cluster, timeout="60s")
-    try:
-        yield c
-    finally:
-        c.close(timeout=30)
-        cluster.close(timeout=30)
 
 
 @pytest.fixture(scope="module")
