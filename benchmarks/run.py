@@ -4,7 +4,7 @@
                              [--peers autograd,jax,torch | --peers none] [--min-run S]
                              [--extra] [--numba] [--list]
 
-Not a test; CI does not run it (tests/test_benchmarks_smoke.py runs every workload once at a
+Not a test; CI does not run it (tests/project/test_benchmarks_smoke.py runs every workload once at a
 tiny size and checks only the results). The workloads:
 
   scalar_chain_grad  d/dx of 25 x (x = sin(x)*1.01 + 0.1*cos(x)), float64 scalar (100 primitives)

@@ -20,7 +20,7 @@ from . import flatten_util, tree  # noqa: F401
 from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from .api.remat import (  # noqa: F401
     checkpoint, checkpoint_name, print_saved_residuals, saved_residuals)
-from . import checkpoint_policies  # noqa: F401
+from .api import checkpoint_policies  # noqa: F401  (fxad.checkpoint_policies, as JAX)
 from . import debug, errors, nn, random, scipy, sharding, typing  # noqa: F401
 from .debug import config, debug_nans  # noqa: F401
 

@@ -1,4 +1,4 @@
-"""Refuse a NumPy older than pyproject.toml's minimum (tests/test_install.py keeps the two
+"""Refuse a NumPy older than pyproject.toml's minimum (tests/project/test_install.py keeps the two
 equal). NumPy 1.x still gets installed with --no-deps or into an environment built by other
 means, and fxad would not fail with it: it would silently compute other dtypes (value-based
 casting instead of NEP 50: float32 + 1.0 would be float64)."""

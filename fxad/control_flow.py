@@ -2,7 +2,7 @@
 
 Python functions are staged into jaxprs; constants they close over (arrays, or values being
 differentiated by an outer transformation) are hoisted into explicit operands, so the
-primitives in fxad/rules/cond.py, scan.py and while_loop.py see every input that can carry a
+primitives in fxad/rules/control/cond.py, scan.py and while_loop.py see every input that can carry a
 derivative.
 """
 from __future__ import annotations
@@ -16,9 +16,9 @@ from .errors import FxadTypeError, FxadValueError
 from .ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from .ir.intern import intern
 from .ir.staging import stage
-from .rules.cond import cond_p
-from .rules.scan import bind_scan
-from .rules.while_loop import while_p
+from .rules.control.cond import cond_p
+from .rules.control.scan import bind_scan
+from .rules.control.while_loop import while_p
 from .tree_util import tree_flatten, tree_unflatten
 from .rules import ops
 

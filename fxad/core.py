@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .errors import (ConcretizationError, EscapedTracerError, FxadTypeError, FxadValueError,
+from .errors import (ConcretizationError, EscapedTracerError, FxadTypeError,
                      RuleNotImplementedError, TracerArrayConversionError)
 
 # ---------------------------------------------------------------------------------------------
@@ -141,9 +141,6 @@ class BoundedCache:
         self._data = OrderedDict()
         self._lock = threading.Lock()
 
-    def __reduce__(self):  # a copy sent elsewhere (a pickled program) starts empty
-        return (BoundedCache, (self.size,))
-
     def get(self, key, default=None):
         with self._lock:
             try:
@@ -188,17 +185,17 @@ def primitives():
     return list(_primitives)
 
 
-def _primitive_named(name, module):
-    """The primitive a pickle names (primitives are singletons: a program sent to another
-    process refers to that process's own, with their rules)."""
-    import importlib
-    if module:
-        importlib.import_module(module)
-    for p in _primitives:
-        if p.name == name and p.module == module:
-            return p
-    raise FxadValueError(f"cannot unpickle primitive {name!r}: no primitive of that name is "
-                         f"defined by {module!r} in this process")
+def _defining_frame():
+    """(module, file, line) of the statement that defines a primitive: the innermost module-level
+    frame on the stack, so a primitive made by a helper (`elementwise("sin", np.sin)`) is
+    placed at the helper's call in the rule file, not inside the helper. Without one (made at
+    run time inside a function) it is the constructor's caller."""
+    frame = sys._getframe(2)
+    caller = frame
+    while frame is not None and frame.f_code.co_name != "<module>":
+        frame = frame.f_back
+    frame = frame or caller
+    return frame.f_globals.get("__name__"), frame.f_code.co_filename, frame.f_lineno
 
 
 class Primitive:
@@ -218,10 +215,7 @@ class Primitive:
     return results that alias nothing the caller or fxad holds: "fresh" (always newly
     allocated, referenced by nothing else), "views" (may be views of its operands), or
     "any" (the default: may be anything, e.g. a constant kept by an inner program).
-    `effectful` primitives (printing, callbacks) are never folded, merged or dropped.
-    `collective` ones (psum, all_gather, ...) work across a named axis (see
-    fxad/interpreters/named_axes.py)."""
-    collective = False
+    `effectful` primitives (printing, callbacks) are never folded, merged or dropped."""
 
     def __init__(self, name, multiple_results=False, memory="any", effectful=False):
         self.name = name
@@ -241,14 +235,25 @@ class Primitive:
         # Eager grad derives this primitive's pullback from its JVP rule once per signature
         # (fxad/interpreters/tape.py); False for rules that need concrete values.
         self.derivable = True
-        self.module = sys._getframe(1).f_globals.get("__name__")  # where it was defined
+        self.module, self.file, self.line = _defining_frame()  # where its block starts
         _primitives.append(self)
+
+    @property
+    def family(self):
+        """The rule family (the folder under fxad/rules/) or, for a primitive defined elsewhere,
+        its module below fxad ('interpreters.transpose' for add_any)."""
+        parts = (self.module or "").split(".")
+        if parts[:2] == ["fxad", "rules"] and len(parts) > 3:
+            return parts[2]
+        return ".".join(parts[1:]) if parts[0] == "fxad" else self.module
 
     def __repr__(self):
         return self.name
 
-    def __reduce__(self):
-        return (_primitive_named, (self.name, self.module))
+    def __setattr__(self, name, value):  # a replaced rule must not live on in derived caches
+        if name in _RULE_ATTRS and "module" in self.__dict__:
+            [forget() for forget in _on_rule_change]
+        object.__setattr__(self, name, value)
 
     def def_impl(self, impl):
         self.impl = impl
@@ -312,6 +317,14 @@ class Primitive:
             if lifted is None:
                 raise
             return self.bind(*lifted, **params)
+
+
+_RULE_ATTRS = frozenset({"impl", "abstract_eval", "jvp", "transpose", "batch"})
+_on_rule_change: list = []  # forget() callbacks: what was derived from the old rules goes
+
+
+def on_rule_change(forget):  # a decorator: forget() runs when a defined rule is replaced
+    return _on_rule_change.append(forget) or forget
 
 
 # Set by fxad.numpy: (args) -> args with every list/tuple that holds traced values made an

@@ -1,5 +1,5 @@
 """custom_jvp and custom_vjp: user-written derivative rules that compose with everything.
-(The primitives and their rules are in fxad/rules/custom.py; this is the user's side:
+(The primitives and their rules are in fxad/rules/control/custom.py; this is the user's side:
 decorators, argument handling, checks of what the rules return, checkpoint.)
 
 custom_jvp: the call is the primitive `custom_jvp_call`; its JVP rule runs the user's rule.
@@ -27,8 +27,8 @@ from .core import ShapedArray, Tracer, avals_key, get_aval
 from .errors import FxadTypeError
 from .interpreters.transpose import vjp_flat
 from .ir.staging import stage
-from .rules.custom import custom_jvp_call_p, custom_vjp_call_p
-from .rules.custom_linear import linear_call as _linear_call
+from .rules.control.custom import custom_jvp_call_p, custom_vjp_call_p
+from .rules.control.custom_linear import linear_call as _linear_call
 from .rules.helpers import unbroadcast
 from .tree_util import cache_key, tree_flatten, tree_unflatten
 
@@ -379,7 +379,7 @@ def linear_call(fun: Callable, fun_transpose: Callable, residual_args: Any,
     fun_transpose(residual_args, out_cotangent) -> cotangent of linear_args (JAX's API).
     Reverse mode uses fun_transpose instead of transposing fun; derivatives in
     residual_args differentiate fun (and fun_transpose), so write both with fxad
-    operations if the residuals carry derivatives (fxad/rules/custom_linear.py)."""
+    operations if the residuals carry derivatives (fxad/rules/control/custom_linear.py)."""
     name = getattr(fun, "__name__", "linear_call")
     res, res_tree = tree_flatten(residual_args)
     lin, lin_tree = tree_flatten(linear_args)

@@ -1,7 +1,7 @@
 """jit: stage a function to a jaxpr once per signature, simplify it, generate NumPy code
 (or, with the "numba" backend, native code: fxad/ir/numba_backend).
 
-A jitted call is the call primitive `jit` (fxad/rules/call.py), whose parameter is the staged
+A jitted call is the call primitive `jit` (fxad/rules/control/call.py), whose parameter is the staged
 program, so every transformation understands it. This module is the user-facing decorator:
 signatures, static arguments, the caches, the choice of backend.
 """
@@ -25,7 +25,7 @@ from .ir import numba_backend
 from .ir.codegen import compiled_for
 from .ir.jaxpr import ClosedJaxpr, Jaxpr
 from .ir.staging import stage
-from .rules.call import jit_p
+from .rules.control.call import jit_p
 from .tree_util import cache_key, tree_flatten, tree_unflatten
 
 # --- backends ------------------------------------------------------------------------------------

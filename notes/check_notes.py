@@ -3,6 +3,12 @@
     python notes/check_notes.py notes/0*.md          # check: exit 1 on a mismatch or error
     python notes/check_notes.py --fill notes/0*.md   # rewrite the output blocks
 
+Besides the code, a note's references are checked against the tree (`check_references`):
+every file path it mentions (fxad/..., tests/..., rules/... below fxad/, links to other
+notes) must exist, every `fxad.name.name` it mentions must import or be an attribute, and a
+table of rule files (header `| file | primitives |`) must list every file under fxad/rules/
+that defines primitives, each with exactly the primitives defined there.
+
 A ```python block runs (the blocks of one file share a namespace; cwd is the repository root);
 a ```bash block runs in a shell there. If the next fenced block is ```text, it holds that
 block's standard output. Blocks fenced as ```py are quoted code and are not run.
@@ -33,6 +39,7 @@ import traceback
 import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)  # the fxad of this tree, whatever is installed
 FENCE = re.compile(r"^```(\w*)\s*$")
 
 
@@ -147,9 +154,99 @@ def run_file(path, mode):
     return ok
 
 
+# --- references to the tree ----------------------------------------------------------------
+
+PATH = re.compile(r"(?<![\w./-])((?:fxad|tests|notes|benchmarks|examples|\.ci|rules|interpreters|"
+                  r"ir|api|numpy|scipy|lax|nn|random)/[\w./<>*-]*[\w>*])")
+LINK = re.compile(r"\]\(([\w./-]+\.md)(?:#[\w-]*)?\)")
+DOTTED = re.compile(r"(?<![\w.])fxad(?:\.[A-Za-z_]\w*)+")
+_BELOW_FXAD = ("rules/", "interpreters/", "ir/", "api/", "numpy/", "scipy/", "lax/", "nn/",
+               "random/")
+
+
+def _path_exists(ref):
+    ref = ref.split("::")[0].rstrip(".")
+    if any(c in ref for c in "<>*{}"):
+        return True  # a pattern (tests/rules/<family>/test_<file>.py), not a file
+    if os.path.exists(os.path.join(ROOT, ref)):
+        return True
+    return ref.startswith(_BELOW_FXAD) and os.path.exists(os.path.join(ROOT, "fxad", ref))
+
+
+def _dotted_exists(name):
+    import importlib
+    parts = name.split(".")
+    for k in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:k]))
+        except ImportError:
+            continue
+        for attr in parts[k:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def _rule_files():
+    """{file below fxad/: set of primitive names} for every primitive fxad defines."""
+    import fxad  # noqa: F401  (defines every primitive)
+    from fxad.core import primitives
+    out = {}
+    for p in primitives():
+        if (p.module or "").startswith("fxad."):
+            rel = os.path.relpath(p.file, os.path.join(ROOT, "fxad")).replace(os.sep, "/")
+            out.setdefault(rel, set()).add(p.name)
+    return out
+
+
+def check_references(path):
+    """The problems with what the note at `path` says about the tree (empty: none)."""
+    text = open(path).read()
+    problems = []
+    for ref in sorted(set(PATH.findall(text))):
+        if not _path_exists(ref):
+            problems.append(f"no such file: {ref}")
+    for link in sorted(set(LINK.findall(text))):
+        if "/" not in link and not os.path.exists(os.path.join(os.path.dirname(path), link)):
+            problems.append(f"no such note: {link}")
+    prose = re.sub(r"```text\n.*?```", "", text, flags=re.S)  # (printed output: names of methods)
+    for name in sorted(set(DOTTED.findall(prose))):
+        if not _dotted_exists(name):
+            problems.append(f"no such module or name: {name}")
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if re.match(r"^\|\s*file\s*\|\s*primitives\s*\|", line):
+            files = _rule_files()
+            listed = {}
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                cells = [c.strip() for c in row.strip("|").split("|")]
+                f = cells[0].strip("`")
+                names = re.findall(r"`([^`]*)`", cells[1])
+                listed[f] = set(names[0].split()) if names else set()
+            for f, names in listed.items():
+                have = files.get(f)
+                if have is None:
+                    problems.append(f"rule table row {f}: no primitive is defined there")
+                elif names != have:
+                    problems.append(f"rule table row {f}: lists {sorted(names)}, the file "
+                                    f"defines {sorted(have)}")
+            for f in sorted(set(files) - set(listed)):
+                problems.append(f"rule table: {f} (defines {sorted(files[f])}) has no row")
+    return problems
+
+
 if __name__ == "__main__":
     mode = "fill" if "--fill" in sys.argv else "check"
     files = [a for a in sys.argv[1:] if not a.startswith("--")]
-    good = all([run_file(os.path.abspath(f), mode) for f in files])
+    good = True
+    for f in files:
+        for problem in check_references(os.path.abspath(f)):
+            print(f"REFERENCE {f}: {problem}")
+            good = False
+    good = all([run_file(os.path.abspath(f), mode) for f in files]) and good
     print("OK" if good else "FAILED")
     sys.exit(0 if good else 1)

@@ -1,6 +1,6 @@
 """pure_callback (JAX's API): call opaque Python/NumPy/SciPy code from fxad programs, with
 the results' shapes and dtypes declared up front so the call can be staged (jit), batched
-(vmap) and wrapped in custom rules. The primitive is in fxad/rules/callback.py."""
+(vmap) and wrapped in custom rules. The primitive is in fxad/rules/control/callback.py."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -9,8 +9,8 @@ import numpy as np
 
 from ..core import ShapedArray
 from ..errors import FxadTypeError, FxadValueError
-from ..rules.callback import VMAP_METHODS
-from ..rules.callback import pure_callback as _bind
+from ..rules.control.callback import VMAP_METHODS
+from ..rules.control.callback import pure_callback as _bind
 from ..tree_util import tree_flatten, tree_unflatten
 from .common import _leaf
 from .shapes import ShapeDtypeStruct  # noqa: F401  (declarations; fxad.ShapeDtypeStruct)

@@ -30,7 +30,7 @@ from ..interpreters.transpose import vjp_flat
 from ..ir.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, eval_jaxpr
 from ..ir.simplify import inline_calls, live_eqns
 from ..ir.staging import stage
-from ..rules.custom import custom_jvp_call_p
+from ..rules.control.custom import custom_jvp_call_p
 from ..tree_util import cache_key, tree_flatten, tree_unflatten
 from .common import _leaf
 
@@ -229,7 +229,7 @@ class _Plan:
 def checkpoint_name(x: Any, name: str) -> Any:
     """x, marked `name` for `checkpoint_policies.save_only_these_names` (and the other
     name-based policies); the identity otherwise."""
-    from ..rules.remat import checkpoint_name as bind
+    from ..rules.control.remat import checkpoint_name as bind
     leaves, tree = tree_flatten(x)
     return tree_unflatten(tree, [bind(_leaf(v), name) for v in leaves])
 

@@ -92,7 +92,8 @@ def _has_nan(x) -> bool:
 def _user_line():
     """The innermost frame outside fxad (the user's code that led here), as 'file:line'."""
     f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_FXAD_DIR):
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_FXAD_DIR):
+        # (abspath: fxad imported through a path like benchmarks/../fxad is still fxad)
         f = f.f_back
     return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core import _NUMERIC_KINDS, Tracer
-from ..rules.debug import debug_callback
+from ..rules.control.debug_callback import debug_callback
 from ..tree_util import tree_flatten, tree_unflatten
 
 

@@ -15,7 +15,6 @@ no operands) the index of each example.
 """
 from __future__ import annotations
 
-import sys
 import threading
 
 from ..core import Primitive, Tracer, escaped_tracer
@@ -126,6 +125,9 @@ class batching_axis:
         return False
 
 
+Primitive.collective = False  # (a class default: only CollectivePrimitive's are)
+
+
 class CollectivePrimitive(Primitive):
     """A primitive whose parameter `axis_name` (a tuple of names) names the axes it works
     across. Its batching rule is `rule(vals, dims, frame=(name, size), **params)`, given the
@@ -135,7 +137,6 @@ class CollectivePrimitive(Primitive):
 
     def __init__(self, name, multiple_results=False):
         super().__init__(name, multiple_results)
-        self.module = sys._getframe(1).f_globals.get("__name__")  # the rule family's
         self.derivable = False  # eager grad stages these: their pullbacks are collectives
 
     def bind(self, *args, **params):

@@ -24,7 +24,7 @@ import threading
 
 import numpy as np
 
-from ..core import (Trace, Tracer, get_aval, is_float, nan_checking, new_trace,
+from ..core import (on_rule_change, Trace, Tracer, get_aval, is_float, nan_checking, new_trace,
                     trace_stack)
 from ..ir.codegen import compile_jaxpr
 from ..ir.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Var, eval_jaxpr, holds_user_functions
@@ -70,6 +70,12 @@ _CACHE_SIZE = 2048
 _cache: dict = {}
 _lock = threading.Lock()
 stats = {"derived": 0}  # how many signatures were derived (tests count them)
+
+
+@on_rule_change
+def _forget_derivations():
+    with _lock:
+        _cache.clear()
 
 
 def _derive(prim, params, avals, diff):

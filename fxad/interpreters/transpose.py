@@ -18,7 +18,7 @@ from .partial_eval import linearize_flat
 # Cotangents flowing into one variable are summed with a primitive of their own (JAX's
 # add_any): operands of one shape and dtype, no broadcasting, so it is linear and its
 # transpose is trivial. Declared here, where the backward pass binds it; its rules are a
-# block in fxad/rules/elementwise.py.
+# block in fxad/rules/elementwise/arithmetic.py.
 add_any_p = Primitive("add_any", memory="fresh")
 
 

@@ -11,12 +11,18 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from ..core import avals_key
+from ..core import avals_key, on_rule_change
 from .jaxpr import ClosedJaxpr, Jaxpr, Literal, holds_user_functions
 
 _SIZE = 512
 _table: OrderedDict = OrderedDict()
 _lock = threading.Lock()
+
+
+@on_rule_change
+def _forget_bodies():  # their derived programs came from the old rules
+    with _lock:
+        _table.clear()
 
 
 class _Unhashable(Exception):

@@ -26,10 +26,12 @@ import numpy as np
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
-from ..lax_more import associative_scan
+from ..lax.control_flow import associative_scan
 from ..rules.helpers import dtype_of, shape_of
-from ..rules.indexing import _indexed_shape, _layout, build_index, getitem, parse_index, \
+from ..rules.structural.indexing import _indexed_shape, _layout, build_index, getitem, parse_index, \
     scatter_add
+from .products import dot
+from ._lists import stack_traced_lists
 
 _MODES = (None, "promise_in_bounds", "clip", "fill", "drop")
 
@@ -297,6 +299,7 @@ class _IndexUpdateRef:
                        unique_indices, func)
 
 
+@stack_traced_lists
 def at(x):
     """`x.at` for any array (a NumPy array has no `.at`): `fxad.numpy.at(x)[i].add(v)`."""
     if not isinstance(x, Tracer):
@@ -334,7 +337,6 @@ class _IndexableArray(np.ndarray):
         """ndarray.dot, dispatching to fxad.numpy.dot for a traced `b` (a plain ndarray's
         .dot cannot: notes/06_numpy_dispatch.md)."""
         if isinstance(b, Tracer):
-            from .products import dot
             return dot(self.view(np.ndarray), b)
         return np.ndarray.dot(self, b, out)
 

@@ -10,7 +10,9 @@ from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 
+from ._lists import has_tracer, stack_nested
 from .at import indexable
+from ._lists import stack_traced_lists
 
 
 def _indexable(f):
@@ -31,6 +33,7 @@ def _like(a, dtype, shape):
             tuple(shape) if shape is not None else tuple(shape_of(a)))
 
 
+@stack_traced_lists
 def zeros_like(a, dtype=None, shape=None):
     dt, s = _like(a, dtype, shape)
     return indexable(np.zeros(s, dt))
@@ -39,22 +42,26 @@ def zeros_like(a, dtype=None, shape=None):
 empty_like = zeros_like  # "uninitialized" values: zeros are as good as any
 
 
+@stack_traced_lists
 def result_type(*arrays_and_dtypes):
     """np.result_type, with traced values standing for arrays of their dtype."""
     return np.result_type(*(dtype_of(x) if isinstance(x, Tracer) else x
                             for x in arrays_and_dtypes))
 
 
+@stack_traced_lists
 def ones_like(a, dtype=None, shape=None):
     dt, s = _like(a, dtype, shape)
     return indexable(np.ones(s, dt))
 
 
+@stack_traced_lists
 def full_like(a, fill_value, dtype=None, shape=None):
     dt, s = _like(a, dtype, shape)
     return full(s, fill_value, dt)
 
 
+@stack_traced_lists
 def full(shape, fill_value, dtype=None):  # a traced fill value is broadcast
     if isinstance(fill_value, Tracer):
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
@@ -63,6 +70,7 @@ def full(shape, fill_value, dtype=None):  # a traced fill value is broadcast
     return indexable(np.full(shape, fill_value, dtype))
 
 
+@stack_traced_lists
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
     if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
         return indexable(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
@@ -72,6 +80,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     return out if dtype is None else lax.convert_element_type(out, dtype)
 
 
+@stack_traced_lists
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     if axis != 0:
         raise FxadValueError("fxad's logspace supports axis=0 only")
@@ -79,6 +88,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     return out if dtype is None else lax.convert_element_type(out, dtype)
 
 
+@stack_traced_lists
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """Geometric steps between same-signed real endpoints, exact at both ends."""
     if axis != 0:
@@ -96,24 +106,10 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return out if dtype is None else lax.convert_element_type(out, dtype)
 
 
+@stack_traced_lists
 def astype(x, dtype, /, *, copy=True, device=None):
     return lax.convert_element_type(x, dtype) if isinstance(x, Tracer) else \
         np.asarray(x).astype(dtype)
-
-
-def _has_tracer(obj):
-    if isinstance(obj, Tracer):
-        return True
-    if isinstance(obj, (list, tuple)):
-        return any(_has_tracer(o) for o in obj)
-    return False
-
-
-def _stack_nested(obj):
-    from .manipulation import stack
-    if isinstance(obj, (list, tuple)):
-        return stack([_stack_nested(o) for o in obj])
-    return obj
 
 
 def _numeric(a, obj):
@@ -130,15 +126,16 @@ def _numeric(a, obj):
 
 def array(obj, dtype=None, copy=True):
     """np.array, also for (nested) lists that contain tracers: those are stacked."""
-    if _has_tracer(obj):
-        out = _stack_nested(obj)
+    if has_tracer(obj):
+        out = stack_nested(obj)
         return out if dtype is None else lax.convert_element_type(out, dtype)
     return indexable(_numeric(np.array(obj, dtype=dtype, copy=copy), obj))
 
 
+@stack_traced_lists
 def copy(a):
     """np.copy. A traced value is immutable (updates go through .at[]), so its copy is itself."""
-    if isinstance(a, Tracer) or _has_tracer(a):
+    if isinstance(a, Tracer) or has_tracer(a):
         return asarray(a)
     return np.copy(a)
 
@@ -146,6 +143,6 @@ def copy(a):
 def asarray(obj, dtype=None):
     if isinstance(obj, Tracer):
         return obj if dtype is None else lax.convert_element_type(obj, dtype)
-    if _has_tracer(obj):
+    if has_tracer(obj):
         return array(obj, dtype)
     return indexable(_numeric(np.asarray(obj, dtype=dtype), obj))

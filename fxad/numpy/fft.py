@@ -1,13 +1,15 @@
-"""numpy.fft's names and signatures, differentiable (rule: fxad/rules/fft.py). Every
+"""numpy.fft's names and signatures, differentiable (rule: fxad/rules/contraction/fft.py). Every
 transform is the one `fft` primitive; the shifts are rolls and the frequencies constants."""
 from __future__ import annotations
 
 import numpy as np
 
+from .. import lax
 from ..errors import FxadTypeError, FxadValueError
-from ..rules.fft import fft as _fft
+from ..rules.contraction.fft import fft as _fft
 from ..rules.helpers import dtype_of, shape_of
 from .manipulation import roll
+from ._lists import stack_traced_lists
 
 fftfreq, rfftfreq = np.fft.fftfreq, np.fft.rfftfreq
 _NORMS = {None: "backward", "backward": "backward", "ortho": "ortho", "forward": "forward"}
@@ -39,7 +41,6 @@ def _transform(kind, a, s, axes, norm, out, name):
     if any(n < 1 for n in s):
         raise FxadValueError(f"{name}: invalid number of data points {s} (each must be >= 1)")
     if dtype_of(a).kind not in "fc":
-        from .. import lax
         a = lax.convert_element_type(a, np.float64)
     return _fft(a, kind, axes, s, _NORMS[norm])
 
@@ -48,14 +49,14 @@ def _one_axis(kind, name):
     def transform(a, n=None, axis=-1, norm=None, out=None):
         return _transform(kind, a, None if n is None else (n,), (axis,), norm, out, name)
     transform.__name__ = name
-    return transform
+    return stack_traced_lists(transform)
 
 
 def _n_axes(kind, name, default_axes):
     def transform(a, s=None, axes=default_axes, norm=None, out=None):
         return _transform(kind, a, s, axes, norm, out, name)
     transform.__name__ = name
-    return transform
+    return stack_traced_lists(transform)
 
 
 fft, ifft = _one_axis("fft", "fft"), _one_axis("ifft", "ifft")
@@ -72,10 +73,12 @@ def _shift(x, axes, sign):
     return roll(x, tuple(sign * (shape_of(x)[ax] // 2) for ax in axes), tuple(axes))
 
 
+@stack_traced_lists
 def fftshift(x, axes=None):
     return _shift(x, axes, 1)
 
 
+@stack_traced_lists
 def ifftshift(x, axes=None):
     return _shift(x, axes, -1)
 

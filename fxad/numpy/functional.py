@@ -13,28 +13,32 @@ from ..core import Tracer
 from ..errors import FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 from .creation import asarray
-from .manipulation import broadcast_to, concatenate, expand_dims, moveaxis, ndim, ravel, take
-from .more import _concrete
+from .indexing import take
+from .manipulation import broadcast_to, concatenate, expand_dims, moveaxis, ndim, ravel
+from .products import einsum
+from .reductions import all as _all
+from .sorting import _concrete, unique
+from ._lists import stack_traced_lists
 
 # --- the Array API's unique_* and set operations ----------------------------------------------
 
+@stack_traced_lists
 def unique_values(x, /, *, size=None, fill_value=None):
-    from .manipulation import unique
     return unique(x, size=size, fill_value=fill_value)
 
 
+@stack_traced_lists
 def unique_counts(x, /, *, size=None, fill_value=None):
-    from .manipulation import unique
     return unique(x, return_counts=True, size=size, fill_value=fill_value)
 
 
+@stack_traced_lists
 def unique_inverse(x, /, *, size=None, fill_value=None):
-    from .manipulation import unique
     return unique(x, return_inverse=True, size=size, fill_value=fill_value)
 
 
+@stack_traced_lists
 def unique_all(x, /, *, size=None, fill_value=None):
-    from .manipulation import unique
     return unique(x, True, True, True, size=size, fill_value=fill_value)
 
 
@@ -42,11 +46,12 @@ def _gathered(a, idx):
     return take(ravel(a), np.asarray(idx, np.intp))
 
 
+@stack_traced_lists
 def union1d(ar1, ar2):
-    from .manipulation import unique
     return unique(concatenate([ravel(ar1), ravel(ar2)]))
 
 
+@stack_traced_lists
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     """Values in both, sorted (gathered from ar1, so they carry its derivative)."""
     c1, c2 = _concrete(ar1, "intersect1d"), _concrete(ar2, "intersect1d")
@@ -55,6 +60,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     return (out, i1, i2) if return_indices else out
 
 
+@stack_traced_lists
 def setdiff1d(ar1, ar2, assume_unique=False):
     c1, c2 = _concrete(ar1, "setdiff1d").ravel(), _concrete(ar2, "setdiff1d")
     _, first = np.unique(c1, return_index=True)
@@ -62,6 +68,7 @@ def setdiff1d(ar1, ar2, assume_unique=False):
     return _gathered(ar1, keep)
 
 
+@stack_traced_lists
 def setxor1d(ar1, ar2, assume_unique=False):
     c1, c2 = _concrete(ar1, "setxor1d").ravel(), _concrete(ar2, "setxor1d").ravel()
     both = np.concatenate([c1, c2])
@@ -69,6 +76,7 @@ def setxor1d(ar1, ar2, assume_unique=False):
     return take(concatenate([ravel(ar1), ravel(ar2)]), first[counts == 1])
 
 
+@stack_traced_lists
 def compress(condition, a, axis=None, *, size=None, fill_value=0):
     cond = _concrete(condition, "compress").astype(bool).ravel()
     if axis is None:
@@ -76,11 +84,13 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0):
     return take(a, np.nonzero(cond)[0], axis)
 
 
+@stack_traced_lists
 def extract(condition, arr, *, size=None, fill_value=0):
     cond = _concrete(condition, "extract").astype(bool).ravel()
     return take(ravel(arr), np.nonzero(cond)[0])
 
 
+@stack_traced_lists
 def trim_zeros(filt, trim="fb"):
     c = _concrete(filt, "trim_zeros")
     nz = np.nonzero(c)[0]
@@ -225,22 +235,22 @@ def _check_core_dims(name, x1, x2, n1, n2):
                                  f"it needs at least {n} ({'a matrix' if n == 2 else 'a vector'})")
 
 
+@stack_traced_lists
 def matvec(x1, x2, /):
-    from .products import einsum
     _check_core_dims("matvec", x1, x2, 2, 1)
     return einsum("...ij,...j->...i", x1, x2)
 
 
+@stack_traced_lists
 def vecmat(x1, x2, /):
-    from .products import einsum
     _check_core_dims("vecmat", x1, x2, 1, 2)
     x1 = asarray(x1)
     return einsum("...i,...ij->...j", lax.conj(x1) if dtype_of(x1).kind == "c" else x1, x2)
 
 
+@stack_traced_lists
 def array_equiv(a1, a2):
     """Shape-consistent (broadcastable) and equal everywhere."""
-    from .reductions import all as _all
     try:
         np.broadcast_shapes(shape_of(a1), shape_of(a2))
     except ValueError:
@@ -248,27 +258,33 @@ def array_equiv(a1, a2):
     return _all(lax.eq(a1, a2))
 
 
+@stack_traced_lists
 def isscalar(element):
     return isinstance(element, Tracer) and element.ndim == 0 or np.isscalar(element)
 
 
+@stack_traced_lists
 def iscomplexobj(x):
     return dtype_of(asarray(x)).kind == "c"
 
 
+@stack_traced_lists
 def isrealobj(x):
     return not iscomplexobj(x)
 
 
+@stack_traced_lists
 def iscomplex(x):
     x = asarray(x)
     return lax.ne(lax.imag(x), 0) if dtype_of(x).kind == "c" else np.zeros(shape_of(x), bool)
 
 
+@stack_traced_lists
 def isreal(x):
     return lax.logical_not(iscomplex(x))
 
 
+@stack_traced_lists
 def iterable(y):
     return isinstance(y, Tracer) and y.ndim > 0 or np.iterable(y)
 

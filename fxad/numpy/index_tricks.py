@@ -1,5 +1,6 @@
 """NumPy's index helpers: r_, c_ (joining arrays, traced ones too), s_, index_exp, mgrid,
-ogrid, ix_."""
+ogrid, ix_, the index arrays of triangles and diagonals, and conversions between flat and
+multi-dimensional indices (traced ones too)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,6 +11,7 @@ from ..errors import FxadValueError
 from ..rules.helpers import shape_of
 from .creation import asarray
 from .manipulation import concatenate
+from ._lists import stack_traced_lists
 
 
 def _has_tracer(items):
@@ -96,4 +98,67 @@ def ix_(*args):
     return tuple(out)
 
 
-__all__ = ["r_", "c_", "s_", "index_exp", "mgrid", "ogrid", "ix_"]
+tril_indices, triu_indices = np.tril_indices, np.triu_indices
+
+
+diag_indices, mask_indices, indices, tri = np.diag_indices, np.mask_indices, np.indices, np.tri
+
+
+@stack_traced_lists
+def tril_indices_from(arr, k=0):
+    return np.tril_indices(shape_of(arr)[-2], k, shape_of(arr)[-1])
+
+
+@stack_traced_lists
+def triu_indices_from(arr, k=0):
+    return np.triu_indices(shape_of(arr)[-2], k, shape_of(arr)[-1])
+
+
+@stack_traced_lists
+def diag_indices_from(arr):
+    s = shape_of(arr)
+    if len(s) < 2 or len(set(s)) != 1:
+        raise FxadValueError("diag_indices_from: all dimensions of the input must be equal")
+    return np.diag_indices(s[0], len(s))
+
+
+@stack_traced_lists
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """The flat index of each tuple of indices (integers, traced or not). mode 'raise' does
+    not check bounds of traced indices (they stage); 'wrap' and 'clip' apply per dimension."""
+    if order != "C":
+        raise FxadValueError("ravel_multi_index: order='C' only")
+    dims = tuple(int(d) for d in dims)
+    strides = np.cumprod((dims + (1,))[::-1])[::-1][1:]
+    out = np.zeros((), np.intp)
+    modes = mode if isinstance(mode, (tuple, list)) else (mode,) * len(dims)
+    for i, d, s, m in zip(multi_index, dims, strides, modes):
+        i = lax.convert_element_type(i, np.intp)
+        if m == "wrap":
+            i = lax.rem(lax.add(lax.rem(i, d), d), d)
+        elif m == "clip":
+            i = lax.clamp(0, i, d - 1)
+        elif not isinstance(i, Tracer) and np.any((np.asarray(i) < 0) | (np.asarray(i) >= d)):
+            raise FxadValueError("ravel_multi_index: invalid entry in coordinates array")
+        out = lax.add(out, lax.mul(i, int(s)))
+    return out
+
+
+@stack_traced_lists
+def unravel_index(indices, shape):
+    """The tuple of indices (per dimension) of each flat index; negative ones count from the
+    end, as in JAX."""
+    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+    total = int(np.prod(shape, dtype=np.int64))
+    i = lax.convert_element_type(indices, np.intp)
+    i = lax.select(lax.lt(i, 0), lax.add(i, total), i)
+    out = []
+    for d in reversed(shape):
+        out.append(lax.rem(i, d))
+        i = lax.floor_divide(i, d)
+    return tuple(reversed(out))
+
+
+__all__ = ["r_", "c_", "s_", "index_exp", "mgrid", "ogrid", "ix_", "tril_indices", "triu_indices",
+           "diag_indices", "mask_indices", "indices", "tri", "tril_indices_from",
+           "triu_indices_from", "diag_indices_from", "ravel_multi_index", "unravel_index"]

@@ -1,4 +1,4 @@
-"""numpy.linalg's names and signatures, differentiable (rules: fxad/rules/linalg_*.py).
+"""numpy.linalg's names and signatures, differentiable (rules: fxad/rules/linalg/).
 
 solve/inv/det/slogdet factor once with LU (notes/linalg.md). Matrices may carry leading
 batch dims, as in NumPy. The symmetric routines (cholesky, eigh, eigvalsh) are functions of
@@ -15,13 +15,17 @@ import numpy as np
 from .. import lax
 from ..core import Tracer, get_aval
 from ..errors import FxadValueError
-from ..lax_dot import canonicalize_precision
-from ..rules import linalg_decomp as _dec, linalg_solve as _sol
+from ..lax.products import canonicalize_precision
+from ..rules.linalg import decompositions as _dec, solve as _sol
 from ..rules.helpers import dtype_of, shape_of
 from .creation import asarray
 from .manipulation import diagonal as _diagonal, expand_dims, matrix_transpose, moveaxis, squeeze
 from .manipulation import reshape as _reshape
-from .reductions import max as _max, min as _min, normalize_axes, sum as _sum
+from ._axes import normalize_axes
+from .products import cross as _cross, matmul as _matmul, outer as _outer, tensordot as _tensordot
+from .reductions import max as _max, min as _min, sum as _sum
+from .ufuncs import vecdot as _vecdot
+from ._lists import stack_traced_lists
 
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -73,23 +77,27 @@ def identity_like(a):
     return np.broadcast_to(np.eye(shape_of(a)[-1], dtype=dtype_of(a)), shape_of(a))
 
 
+@stack_traced_lists
 def solve(a, b):
     a, b = solve_operands(a, b)
     lu, piv = _sol.lu_factor(a, transposed=True)
     return _sol.lu_solve(a, lu, piv, b, 0, lu_t=True)
 
 
+@stack_traced_lists
 def inv(a):
     a = _matrices("inv", a, square=True)
     lu, piv = _sol.lu_factor(a, transposed=True)
     return _sol.lu_solve(a, lu, piv, identity_like(a), 0, lu_t=True)
 
 
+@stack_traced_lists
 def det(a):
     a = _matrices("det", a, square=True)
     return _sol.det(a, *_sol.lu_factor(a))
 
 
+@stack_traced_lists
 def slogdet(a):
     a = _matrices("slogdet", a, square=True)
     return SlogdetResult(*_sol.slogdet(a, *_sol.lu_factor(a)))
@@ -102,6 +110,7 @@ def hermitian_matrices(name, a, symmetrize_input=True):
     return _sol.symmetric_part(a) if symmetrize_input else a
 
 
+@stack_traced_lists
 def cholesky(a, /, *, upper=False, symmetrize_input=True):
     a = hermitian_matrices("cholesky", a, symmetrize_input)
     if upper:  # reads the upper triangle: the lower one of aᴴ
@@ -115,11 +124,13 @@ def _lower(UPLO):
     return UPLO != "U"
 
 
+@stack_traced_lists
 def eigh(a, UPLO="L", symmetrize_input=True):
     a = hermitian_matrices("eigh", a, symmetrize_input)
     return EighResult(*_dec.eigh(a, _lower(UPLO)))
 
 
+@stack_traced_lists
 def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
     return _dec.eigvalsh(hermitian_matrices("eigvalsh", a, symmetrize_input), _lower(UPLO))
 
@@ -127,6 +138,7 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
 EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 
 
+@stack_traced_lists
 def eig(a):
     """Eigenvalues and unit eigenvectors of a general square matrix, always complex (NumPy
     returns real arrays when every eigenvalue is real); derivatives assume distinct
@@ -134,10 +146,12 @@ def eig(a):
     return EigResult(*_dec.eig(_matrices("eig", a, square=True)))
 
 
+@stack_traced_lists
 def eigvals(a):
     return _dec.eig(_matrices("eigvals", a, square=True))[0]
 
 
+@stack_traced_lists
 def qr(a, mode="reduced"):
     a = _matrices("qr", a)
     m, n = shape_of(a)[-2:]
@@ -150,6 +164,7 @@ def qr(a, mode="reduced"):
     return r if mode == "r" else QRResult(q, r)
 
 
+@stack_traced_lists
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     a = _matrices("svd", a)
     m, n = shape_of(a)[-2:]
@@ -162,6 +177,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     return SVDResult(u, s, vt)
 
 
+@stack_traced_lists
 def svdvals(x, /):
     return _dec.svd(_matrices("svdvals", x))[1]
 
@@ -171,7 +187,7 @@ def svdvals(x, /):
 def _scaled(x, axes, keepdims, power, root):
     """root(Σ power(|x| / m)) * m with m = max |x| over `axes`, a constant. Norms are
     homogeneous, so m changes nothing mathematically, but squares of entries near 1e300 or
-    1e-200 no longer overflow or underflow: value and derivatives stay finite and right
+    1e-200 do not overflow or underflow: value and derivatives stay finite and right
     (NumPy's unscaled norm of [1e300, 1e300] is inf, whose derivative x/inf = 0 is wrong).
     m is at least tiny**0.75, so tangents divided by it stay finite for subnormal x (and
     subnormal entries over it still square without underflow); a non-finite m is 1, so
@@ -238,6 +254,7 @@ def _matrix_norm(x, ord, r, c, keepdims):
     raise FxadValueError(f"Invalid norm order {ord!r} for matrices")
 
 
+@stack_traced_lists
 def norm(x, ord=None, axis=None, keepdims=False):
     x = as_float(x)
     nd = len(shape_of(x))
@@ -258,32 +275,33 @@ def norm(x, ord=None, axis=None, keepdims=False):
     raise FxadValueError("Improper number of dimensions to norm.")
 
 
+@stack_traced_lists
 def outer(x1, x2, /):
-    from .products import outer as _outer
     if len(shape_of(x1)) != 1 or len(shape_of(x2)) != 1:
         raise FxadValueError("linalg.outer takes 1-d vectors")
     return _outer(x1, x2)
 
 
+@stack_traced_lists
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
-    from .ufuncs import vecdot as _vecdot
     return _vecdot(x1, x2, axis=axis, precision=precision,
                    preferred_element_type=preferred_element_type)
 
 
+@stack_traced_lists
 def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
-    from .products import matmul as _matmul
     return _matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
+@stack_traced_lists
 def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
-    from .products import tensordot as _tensordot
     return _tensordot(x1, x2, axes, precision=precision,
                       preferred_element_type=preferred_element_type)
 
 
 # --- composed from the above --------------------------------------------------------------
 
+@stack_traced_lists
 def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     """The pseudo-inverse; its derivative assumes the rank does not change nearby (no
     singular value at the cutoff rcond * largest)."""
@@ -298,6 +316,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=None):
 LstsqResult = namedtuple("LstsqResult", ["x", "residuals", "rank", "s"])
 
 
+@stack_traced_lists
 def lstsq(a, b, rcond=None):
     """x = pinv(a) b, with NumPy's default cutoff (eps * max(m, n)). Unlike NumPy, which
     returns no residuals when the rank is below n (a value fxad cannot know when staging),
@@ -322,6 +341,7 @@ def lstsq(a, b, rcond=None):
     return LstsqResult(x, resid, rank, s)
 
 
+@stack_traced_lists
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     """The number of singular values above the tolerance (an integer: no derivative)."""
     A = as_float(A)
@@ -338,6 +358,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     return _sum(lax.convert_element_type(lax.gt(s, tol), np.int64), axis=-1)
 
 
+@stack_traced_lists
 def cond(x, p=None):
     """The condition number: a ratio of singular values for p in (None, 2, -2), else
     norm(x, p) * norm(inv(x), p)."""
@@ -353,6 +374,7 @@ def cond(x, p=None):
         _max(lax.isnan(x), axis=(-2, -1)))), np.inf, r)
 
 
+@stack_traced_lists
 def matrix_power(a, n):
     """a^n by repeated squaring (n an integer; negative powers invert first)."""
     if not isinstance(n, (int, np.integer)):
@@ -362,25 +384,23 @@ def matrix_power(a, n):
         return identity_like(a).copy()
     if n < 0:
         a, n = inv(a), -n
-    from .products import matmul
     result, base = None, a
     while n:
         if n & 1:
-            result = base if result is None else matmul(result, base)
+            result = base if result is None else _matmul(result, base)
         n >>= 1
         if n:
-            base = matmul(base, base)
+            base = _matmul(base, base)
     return result
 
 
 def multi_dot(arrays, *, out=None, precision=None):
     """A chain of products in the cheapest order (the classic dynamic program over the
     chain's shapes); a 1-d first/last factor is a row/column vector, as in NumPy.
-    `precision` is checked and ignored (fxad/lax_dot.py)."""
+    `precision` is checked and ignored (fxad/lax/products.py)."""
     canonicalize_precision(precision, "multi_dot")
     if out is not None:
         raise FxadValueError("multi_dot: out= is not supported on traced values")
-    from .products import matmul
     arrays = list(arrays)
     if len(arrays) < 2:
         raise FxadValueError("Expecting at least two arrays.")
@@ -405,7 +425,7 @@ def multi_dot(arrays, *, out=None, precision=None):
     def chain(i, j):
         if i == j:
             return arrays[i]
-        return matmul(chain(i, split[i][j]), chain(split[i][j] + 1, j))
+        return _matmul(chain(i, split[i][j]), chain(split[i][j] + 1, j))
     out = chain(0, k - 1)
     if first_1d and last_1d:
         return lax.reshape(out, ())
@@ -425,6 +445,7 @@ __all__ += ["cross", "matrix_norm", "tensorinv", "tensorsolve", "trace", "vector
 
 # --- the Array API's names (matrix_norm, vector_norm, trace, cross) and the tensor solvers ------
 
+@stack_traced_lists
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """The norm of each matrix (the last two axes)."""
     x = as_float(x)
@@ -434,6 +455,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return _matrix_norm(x, ord, nd - 2, nd - 1, keepdims)
 
 
+@stack_traced_lists
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """The vector norm over `axis` (all axes by default, the array taken as one vector)."""
     x = as_float(x)
@@ -444,6 +466,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     return _vector_norm(x, ord, normalize_axes(axis, nd), keepdims)
 
 
+@stack_traced_lists
 def trace(x, /, *, offset=0, dtype=None):
     """The sum of each matrix's diagonal (the last two axes; numpy.trace uses the first
     two)."""
@@ -451,14 +474,15 @@ def trace(x, /, *, offset=0, dtype=None):
     return _sum(d, axis=-1, dtype=dtype)
 
 
+@stack_traced_lists
 def cross(x1, x2, /, *, axis=-1):
     """Cross products of 3-vectors along `axis` (the Array API's: no 2-vectors)."""
-    from .products import cross as _cross
     if shape_of(x1)[axis] != 3 or shape_of(x2)[axis] != 3:
         raise FxadValueError("linalg.cross: both inputs need 3 elements along axis")
     return _cross(x1, x2, axis=axis)
 
 
+@stack_traced_lists
 def tensorinv(a, ind=2):
     """The inverse of `a` seen as a linear map from its last dims to its first `ind` dims."""
     s = shape_of(a)
@@ -470,6 +494,7 @@ def tensorinv(a, ind=2):
     return _reshape(inv(_reshape(a, (n, m))), tail + head)
 
 
+@stack_traced_lists
 def tensorsolve(a, b, axes=None):
     """x with tensordot(a, x, x.ndim) == b."""
     a = as_float(a)

@@ -1,4 +1,6 @@
-"""Shape manipulation with NumPy's signatures."""
+"""Shape manipulation with NumPy's signatures: reshaping, transposing and moving axes,
+broadcasting, joining and splitting, flipping, rolling, tiling and repeating, diagonals and
+triangles."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,29 +9,27 @@ from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
 from ..rules.helpers import dtype_of, shape_of
-from .reductions import normalize_axes
-
-# The options fxad.numpy/more.py implements (JAX's size=, the computed pad modes, take's
-# modes): it registers them here on import, as it builds on this module.
-_EXTENDED = {}
+from ..rules.structural.indexing import parse_index, scatter_add
+from ._axes import normalize_axes
+from ._lists import stack_traced_lists
 
 
-def register_extended(**functions):
-    _EXTENDED.update(functions)
-
-
+@stack_traced_lists
 def shape(a):
     return tuple(shape_of(a))
 
 
+@stack_traced_lists
 def ndim(a):
     return len(shape_of(a))
 
 
+@stack_traced_lists
 def size(a):
     return int(np.prod(shape_of(a), dtype=np.int64))
 
 
+@stack_traced_lists
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     """NumPy 2's signature (`shape`, or the older `newshape`)."""
     newshape = shape if newshape is None else newshape
@@ -52,10 +52,12 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     return lax.reshape(a, tuple(newshape))
 
 
+@stack_traced_lists
 def ravel(a):
     return lax.reshape(a, (size(a),))
 
 
+@stack_traced_lists
 def transpose(a, axes=None):
     nd = ndim(a)
     axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
@@ -67,6 +69,7 @@ def _arr(a):
     return a if isinstance(a, (Tracer, np.ndarray)) else np.asarray(a)
 
 
+@stack_traced_lists
 def moveaxis(a, source, destination):
     a = _arr(a)
     nd = ndim(a)
@@ -78,16 +81,19 @@ def moveaxis(a, source, destination):
     return lax.transpose(a, tuple(order))
 
 
+@stack_traced_lists
 def swapaxes(a, axis1, axis2):
     perm = list(range(ndim(a)))
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
     return lax.transpose(a, tuple(perm))
 
 
+@stack_traced_lists
 def broadcast_to(a, shape):
     return lax.broadcast_to(a, tuple(shape) if not isinstance(shape, int) else (shape,))
 
 
+@stack_traced_lists
 def expand_dims(a, axis):
     s = list(shape_of(a))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
@@ -97,6 +103,7 @@ def expand_dims(a, axis):
     return lax.reshape(a, tuple(s))
 
 
+@stack_traced_lists
 def squeeze(a, axis=None):
     s = shape_of(a)
     if axis is None:
@@ -108,6 +115,7 @@ def squeeze(a, axis=None):
     return lax.reshape(a, tuple(d for i, d in enumerate(s) if i not in axes))
 
 
+@stack_traced_lists
 def atleast_1d(a):
     return a if ndim(a) >= 1 else lax.reshape(a, (1,))
 
@@ -151,6 +159,7 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return lax.concatenate([expand_dims(a, axis % nd) for a in arrays], axis % nd)
 
 
+@stack_traced_lists
 def split(a, indices_or_sections, axis=0):
     n = shape_of(a)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
@@ -164,23 +173,18 @@ def split(a, indices_or_sections, axis=0):
     return [a[pre + (slice(lo, hi),)] for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
+@stack_traced_lists
 def flip(m, axis=None):
     return lax.flip(m, normalize_axes(axis, ndim(m)))
 
 
-def nonzero(a, *, size=None, fill_value=None):
-    """With `size` (JAX's): that many indices per dimension, padded with fill_value (0):
-    a static shape, so it stages under jit and vmap."""
-    if size is not None:
-        return _EXTENDED["nonzero_sized"](a, size, fill_value)
-    return np.nonzero(_concrete(a, "nonzero (its output shape depends on the values)"))
-
-
+@stack_traced_lists
 def atleast_2d(a):
     nd = ndim(a)
     return a if nd >= 2 else lax.reshape(a, (1,) * (2 - nd) + shape(a))
 
 
+@stack_traced_lists
 def atleast_3d(a):
     nd, s = ndim(a), shape(a)
     if nd >= 3:
@@ -205,6 +209,7 @@ def column_stack(tup):
     return concatenate([lax.reshape(a, (size(a), 1)) if ndim(a) < 2 else a for a in tup], 1)
 
 
+@stack_traced_lists
 def array_split(a, indices_or_sections, axis=0):
     n = shape(a)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
@@ -214,6 +219,7 @@ def array_split(a, indices_or_sections, axis=0):
     return split(a, list(indices_or_sections), axis)
 
 
+@stack_traced_lists
 def roll(a, shift, axis=None):
     a = _arr(a)
     if axis is None:
@@ -231,6 +237,7 @@ def roll(a, shift, axis=None):
     return a
 
 
+@stack_traced_lists
 def tile(a, reps):
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
     s = shape(a)
@@ -242,6 +249,7 @@ def tile(a, reps):
     return lax.reshape(a, tuple(r * d for r, d in zip(reps, s)))
 
 
+@stack_traced_lists
 def repeat(a, repeats, axis=None):
     if axis is None:
         a, axis = ravel(a), 0
@@ -250,39 +258,7 @@ def repeat(a, repeats, axis=None):
     return a[(slice(None),) * (axis % ndim(a)) + (idx,)]
 
 
-_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
-
-
-def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even", *,
-        stat_length=None, end_values=0):
-    """Constant padding scatter-adds the array into a filled one; edge/reflect/symmetric/wrap
-    are gathers whose indices NumPy's own pad computes from an arange (so they match it);
-    linear_ramp, maximum, minimum, mean and median are in fxad/numpy/more.py."""
-    if mode in ("linear_ramp", "maximum", "minimum", "mean", "median"):
-        return _EXTENDED["pad_computed"](array, pad_width, mode, stat_length, end_values)
-    if mode not in _PAD_MODES:
-        raise FxadValueError(f"fxad.numpy.pad supports modes {', '.join(_PAD_MODES)}, "
-                             f"not {mode!r}")
-    s = shape(array)
-    pw = np.broadcast_to(np.asarray(pad_width, dtype=int), (len(s), 2))
-    if mode != "constant":
-        if reflect_type != "even":
-            raise FxadValueError("fxad.numpy.pad supports reflect_type='even' only")
-        for ax, (lo, hi) in enumerate(pw):
-            if lo or hi:
-                array = take(array, np.pad(np.arange(s[ax]), (int(lo), int(hi)), mode), ax)
-        return array
-    out_shape = tuple(int(d + lo + hi) for d, (lo, hi) in zip(s, pw))
-    from ..rules.helpers import dtype_of
-    from ..rules.indexing import parse_index, scatter_add
-    base = np.full(out_shape, constant_values, dtype=dtype_of(array))
-    idx = tuple(slice(int(lo), int(lo) + d) for d, (lo, _) in zip(s, pw))
-    spec, arrays = parse_index(idx)
-    base_zeroed = base.copy()
-    base_zeroed[idx] = 0
-    return scatter_add(base_zeroed, arrays, array, spec)
-
-
+@stack_traced_lists
 def diagonal(a, offset=0, axis1=0, axis2=1):
     a = moveaxis(a, (axis1, axis2), (-2, -1))
     n, m = shape(a)[-2:]
@@ -290,23 +266,23 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return a[(Ellipsis, rows, rows + offset)]
 
 
+@stack_traced_lists
 def diag(v, k=0):
     if ndim(v) == 2:
         return diagonal(v, k)
     if ndim(v) != 1:
         raise FxadValueError("diag: input must be 1-d or 2-d")
     n = shape(v)[0]
-    from ..rules.helpers import dtype_of
-    from ..rules.indexing import parse_index, scatter_add
     m = n + abs(k)
     rows = np.arange(n) + max(0, -k)
     spec, arrays = parse_index((rows, rows + k))
     return scatter_add(np.zeros((m, m), dtype_of(v)), arrays, v, spec)
 
 
+@stack_traced_lists
 def trace(a, offset=0, axis1=0, axis2=1):
-    from .reductions import sum
-    return sum(diagonal(a, offset, axis1, axis2), axis=-1)
+    d = diagonal(a, offset, axis1, axis2)
+    return lax.reduce_sum(d, (ndim(d) - 1,))
 
 
 def _tri_mask(a, k, lower):
@@ -314,73 +290,27 @@ def _tri_mask(a, k, lower):
     return (np.tri(n, m, k, dtype=bool) if lower else ~np.tri(n, m, k - 1, dtype=bool))
 
 
+@stack_traced_lists
 def tril(m, k=0):  # the other triangle is a constant 0 (m * 0 would be NaN at inf entries)
     return lax.select(_tri_mask(m, k, True), m, np.zeros((), dtype_of(m)))
 
 
+@stack_traced_lists
 def triu(m, k=0):
     return lax.select(_tri_mask(m, k, False), m, np.zeros((), dtype_of(m)))
 
 
-def take(a, indices, axis=None, out=None, mode=None, *, unique_indices=False,
-         indices_are_sorted=False, fill_value=None):
-    """NumPy's take (modes 'raise' (the default: out of bounds is an IndexError), 'wrap',
-    'clip'), and JAX's 'fill' (out-of-bounds positions get fill_value, NaN for floats) and
-    'promise_in_bounds'."""
-    # getitem, not a[...]: `a` may be a NumPy array indexed by traced indices
-    from ..rules.indexing import getitem
-    if out is not None:
-        raise FxadValueError("take: out= must be None; fxad returns new arrays")
-    if mode not in (None, "raise", "promise_in_bounds"):
-        return _EXTENDED["take_with_mode"](a, indices, axis, mode, fill_value)
-    if axis is None:
-        return getitem(ravel(a), indices)
-    return getitem(a, (slice(None),) * (axis % ndim(a)) + (indices,))
-
-
-def take_along_axis(arr, indices, axis):
-    axis %= ndim(arr)
-    s = shape(arr)
-    idx = []
-    for i in range(ndim(arr)):
-        if i == axis:
-            idx.append(indices)
-        else:  # an arange that broadcasts along every other axis
-            idx.append(np.arange(s[i]).reshape(tuple(-1 if j == i else 1
-                                                     for j in range(ndim(arr)))))
-    from ..rules.indexing import getitem
-    return getitem(arr, tuple(idx))
-
-
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
-    """The stable sorting permutation (whatever `kind` or `stable` say: a stable sort is a
-    valid answer to every request); `descending` keeps ties in index order, as JAX."""
-    if order is not None:
-        raise FxadValueError("argsort: order= (structured arrays) is not supported")
-    if axis is None:
-        a, axis = ravel(a), 0
-    axis %= ndim(a)
-    if not descending:
-        return lax.argsort(a, axis)
-    n = shape(a)[axis]
-    return lax.sub(n - 1, lax.flip(lax.argsort(lax.flip(a, (axis,)), axis), (axis,)))
-
-
-def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
-    """Sorted values, differentiable: a gather by the (integer) sorting permutation."""
-    if axis is None:
-        a, axis = ravel(a), 0
-    return take_along_axis(a, argsort(a, axis, kind, order, descending=descending), axis)
-
-
+@stack_traced_lists
 def fliplr(m):
     return lax.flip(m, (1,))
 
 
+@stack_traced_lists
 def flipud(m):
     return lax.flip(m, (0,))
 
 
+@stack_traced_lists
 def rot90(m, k=1, axes=(0, 1)):
     if len(axes) != 2 or ndim(m) < 2:
         raise FxadValueError("rot90 needs two axes of an array with at least two dimensions")
@@ -398,10 +328,12 @@ def rot90(m, k=1, axes=(0, 1)):
     return lax.flip(m, (a0,)) if k == 1 else lax.flip(m, (a1,))
 
 
+@stack_traced_lists
 def matrix_transpose(x, /):
     return swapaxes(x, -1, -2)
 
 
+@stack_traced_lists
 def unstack(x, /, *, axis=0):
     x = _arr(x)
     return tuple(lax.reshape(t, tuple(d for i, d in enumerate(shape(t)) if i != axis % ndim(x)))
@@ -426,38 +358,9 @@ def block(arrays):
     return join(arrays, 0)
 
 
+@stack_traced_lists
 def diagflat(v, k=0):
     return diag(ravel(v), k)
-
-
-def choose(a, choices, mode="raise"):
-    """choices[a] elementwise (a concrete or traced integer array; mode='raise' only)."""
-    if mode != "raise":
-        raise FxadValueError("fxad's choose supports mode='raise' only")
-    out = choices[-1]
-    for i in range(len(choices) - 2, -1, -1):
-        out = lax.select(lax.eq(a, i), choices[i], out)
-    return out
-
-
-def select(condlist, choicelist, default=0):
-    """The first choice whose condition holds, elementwise; `default` where none does."""
-    if len(condlist) != len(choicelist):
-        raise FxadValueError("list of cases must be same length as list of conditions")
-    out = default
-    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
-        out = lax.select(cond, choice, out)
-    return out
-
-
-def partition(a, kth, axis=-1, kind="introselect", order=None):
-    """A sorted array is a valid partition for every kth (NumPy leaves the order within the
-    parts unspecified; fxad's is sorted)."""
-    return sort(a, axis)
-
-
-def argpartition(a, kth, axis=-1, kind="introselect", order=None):
-    return argsort(a, axis)
 
 
 def broadcast_arrays(*args):
@@ -479,77 +382,67 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return tuple(grids) if sparse else broadcast_arrays(*grids)
 
 
+@stack_traced_lists
 def append(arr, values, axis=None):
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)
     return concatenate([arr, values], axis)
 
 
-def delete(arr, obj, axis=None):
-    if isinstance(obj, Tracer):
-        raise FxadValueError("delete needs concrete indices (the output shape depends on them)")
-    if axis is None:
-        arr, axis = ravel(arr), 0
-    n = shape(arr)[axis]
-    return take(arr, np.delete(np.arange(n), obj), axis)
+# --- NumPy's other spellings -------------------------------------------------------------
+
+@stack_traced_lists
+def rollaxis(a, axis, start=0):
+    """NumPy's rollaxis: move `axis` to before position `start`."""
+    n = ndim(a)
+    axis %= n
+    start = start + n if start < 0 else start
+    if not 0 <= start <= n:
+        raise FxadValueError(f"rollaxis: start {start} is out of range for rank {n}")
+    if axis < start:
+        start -= 1
+    return a if axis == start else moveaxis(a, axis, start)
 
 
-def insert(arr, obj, values, axis=None):
-    """np.insert for 1-d results (axis=None, or a 1-d array). NumPy's own insert places
-    markers shaped like `values` into an arange, which says where each output comes from."""
-    if isinstance(obj, Tracer):
-        raise FxadValueError("insert needs concrete indices (the output shape depends on them)")
-    if axis is None:
-        arr = ravel(arr)
-    elif ndim(arr) != 1:
-        raise FxadValueError("fxad's insert supports 1-d results only (axis=None or a 1-d "
-                             "array)")
-    from ..rules.helpers import dtype_of
-    n = shape(arr)[0]
-    marks = np.insert(np.arange(n), obj, -1 - np.arange(size(values)).reshape(shape(values)))
-    order = np.where(marks >= 0, marks, n - 1 - marks)  # marker -1-j -> values.flat[j]
-    vals = lax.convert_element_type(ravel(values), dtype_of(arr))
-    return take(concatenate([arr, vals], 0), order)
+@stack_traced_lists
+def vsplit(ary, indices_or_sections):
+    if ndim(ary) < 2:
+        raise FxadValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(ary, indices_or_sections, 0)
 
 
-# --- index-valued and boolean functions (no derivative; values may be needed concretely) -----
-
-def _concrete(a, what):
-    return a.concrete_value(what) if isinstance(a, Tracer) else np.asarray(a)
-
-
-def flatnonzero(a, *, size=None, fill_value=None):
-    if size is not None:
-        return _EXTENDED["nonzero_sized"](ravel(a), size, fill_value)[0]
-    return np.flatnonzero(_concrete(a, "flatnonzero (its output shape depends on the values)"))
+@stack_traced_lists
+def hsplit(ary, indices_or_sections):
+    if ndim(ary) == 0:
+        raise FxadValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(ary, indices_or_sections, 1 if ndim(ary) > 1 else 0)
 
 
-def argwhere(a, *, size=None, fill_value=None):
-    if size is not None:
-        return stack(_EXTENDED["nonzero_sized"](a, size, fill_value), -1) if ndim(a) else \
-            np.zeros((min(size, 1), 0), np.intp)
-    return np.argwhere(_concrete(a, "argwhere (its output shape depends on the values)"))
+@stack_traced_lists
+def dsplit(ary, indices_or_sections):
+    if ndim(ary) < 3:
+        raise FxadValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, 2)
 
 
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           *, equal_nan=True, size=None, fill_value=None, sorted=True):
-    """The sorted distinct values, gathered from `ar` at their first occurrences (so they
-    carry derivatives); the indices and counts are plain integers. With `size` (JAX's):
-    exactly that many values, padded with fill_value (the smallest value), staged."""
-    if size is not None:
-        return _EXTENDED["unique_sized"](ar, size, fill_value, return_index, return_inverse,
-                            return_counts, equal_nan)
-    if axis is not None:
-        raise FxadValueError("fxad's unique supports axis=None only")
-    flat = ravel(ar)
-    _, first, inverse, counts = np.unique(
-        _concrete(flat, "unique (its output shape depends on the values)"), return_index=True,
-        return_inverse=True, return_counts=True, equal_nan=equal_nan)
-    out = [take(flat, first)]
-    if return_index:
-        out.append(first)
-    if return_inverse:
-        out.append(inverse.reshape(shape(ar)) if ndim(ar) > 1 else inverse)
-    if return_counts:
-        out.append(counts)
-    return out[0] if len(out) == 1 else tuple(out)
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    return vstack(tup, dtype=dtype, casting=casting)
+
+
+def concat(arrays, /, *, axis=0):
+    """The Array API's name for concatenate."""
+    return concatenate(arrays, axis)
+
+
+@stack_traced_lists
+def permute_dims(a, /, axes):
+    return transpose(a, axes)
+
+
+__all__ = ["shape", "ndim", "size", "reshape", "ravel", "transpose", "moveaxis", "swapaxes",
+           "broadcast_to", "expand_dims", "squeeze", "atleast_1d", "concatenate", "stack", "split",
+           "flip", "atleast_2d", "atleast_3d", "vstack", "hstack", "dstack", "column_stack",
+           "array_split", "roll", "tile", "repeat", "diagonal", "diag", "trace", "tril", "triu",
+           "fliplr", "flipud", "rot90", "matrix_transpose", "unstack", "block", "diagflat",
+           "broadcast_arrays", "meshgrid", "append", "rollaxis", "vsplit", "hsplit", "dsplit",
+           "row_stack", "concat", "permute_dims"]

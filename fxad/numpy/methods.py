@@ -3,15 +3,18 @@ functions (`np.sin(tracer)`, `np.sum(tracer)`) through the __array_ufunc__ and
 __array_function__ protocols."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
+import scipy.special
 
 from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError
 from . import array_conversion  # noqa: F401  (Tracer.__array__'s error, told from NumPy's frames)
-from . import creation, manipulation as shape, products, reductions, series, ufuncs
-from ..rules.elementwise import add_p, div_p, mul_p, sub_p
-from ..rules.indexing import getitem
+from . import creation, indexing, manipulation as shape, products, reductions, series, sorting, ufuncs
+from ..rules.elementwise.arithmetic import add_p, div_p, mul_p, sub_p
+from ..rules.structural.indexing import getitem
 from .at import _IndexUpdateHelper
 
 
@@ -84,12 +87,12 @@ Tracer.cumprod = lambda self, axis=None, dtype=None: reductions.cumprod(self, ax
 Tracer.any = lambda self, axis=None, keepdims=False: reductions.any(self, axis, keepdims)
 Tracer.all = lambda self, axis=None, keepdims=False: reductions.all(self, axis, keepdims)
 Tracer.repeat = lambda self, repeats, axis=None: shape.repeat(self, repeats, axis)
-Tracer.take = lambda self, indices, axis=None: shape.take(self, indices, axis)
+Tracer.take = lambda self, indices, axis=None: indexing.take(self, indices, axis)
 Tracer.diagonal = lambda self, offset=0, axis1=0, axis2=1: \
     shape.diagonal(self, offset, axis1, axis2)
 Tracer.trace = lambda self, offset=0, axis1=0, axis2=1: shape.trace(self, offset, axis1, axis2)
-Tracer.argsort = lambda self, axis=-1: shape.argsort(self, axis)
-Tracer.nonzero = lambda self: shape.nonzero(self)
+Tracer.argsort = lambda self, axis=-1: sorting.argsort(self, axis)
+Tracer.nonzero = lambda self: sorting.nonzero(self)
 Tracer.searchsorted = lambda self, v, side="left", sorter=None: \
     series.searchsorted(self, v, side, sorter)
 
@@ -110,12 +113,12 @@ Tracer.fill = _in_place("fill", "np.full_like(x, value)")
 _DOC = "see notes/06_numpy_dispatch.md for what NumPy dispatch covers"
 
 
-_COUNTERPARTS = {}  # NumPy module name -> fxad's namespace; filled by fxad/numpy/__init__.py
+_COUNTERPARTS = {}  # NumPy/SciPy module name -> fxad's namespace
 
 
 def register_counterparts(**namespaces):
-    """fxad.numpy registers itself (and linalg, fft) once its names exist: this module is
-    imported by it, so it cannot import it back."""
+    """fxad.numpy (with linalg and fft) and fxad.scipy.special register themselves once their
+    names exist: they build on this module, so it does not import them."""
     _COUNTERPARTS.update(namespaces)
 
 
@@ -129,13 +132,11 @@ _ufunc_targets = {}  # ufunc -> (fxad function or None, its public name): found 
 
 
 def _ufunc_target(ufunc):
-    import scipy.special
     name = ufunc.__name__
     if getattr(np, name, None) is ufunc:
         return getattr(_counterpart_module("numpy"), name, None), f"numpy.{name}"
     if getattr(scipy.special, name, None) is ufunc:
-        from ..scipy import special
-        return getattr(special, name, None), f"scipy.special.{name}"
+        return getattr(_counterpart_module("scipy.special"), name, None), f"scipy.special.{name}"
     return None, name
 
 
@@ -193,7 +194,6 @@ def _array_function(self, func, types, args, kwargs):
                             "for traced values; use fxad.numpy or compute it outside the "
                             f"transformation ({_DOC})")
     if kwargs:  # NumPy options fxad's version lacks (out=, where=, initial=, ...)
-        import inspect
         try:
             params = inspect.signature(fn).parameters
         except (TypeError, ValueError):

@@ -10,15 +10,18 @@ from .. import lax
 from ..api.reverse import stop_gradient
 from ..core import Tracer
 from ..errors import ConcretizationError, FxadValueError
-from ..rules.bessel import bessel_i
+from ..rules.special.bessel import bessel_i
 from ..rules.helpers import dtype_of, shape_of
 from .at import at
+from .linalg import eigvals
 from .creation import asarray
 from .manipulation import concatenate, ravel
 from .reductions import cumsum, max as _max, min as _min, sum as _sum
 from .series import convolve, diff, searchsorted
+from ._lists import stack_traced_lists
 
 
+@stack_traced_lists
 def i0(x):
     """The modified Bessel function of the first kind, order 0 (derivative: i1)."""
     return bessel_i(x, 0)
@@ -38,22 +41,26 @@ def _pad_front(p, n):
     return concatenate([np.zeros(n - k, dtype_of(p)), p]) if k < n else p
 
 
+@stack_traced_lists
 def polyadd(a1, a2):
     a1, a2 = _1d(a1, "polyadd"), _1d(a2, "polyadd")
     n = builtins.max(shape_of(a1)[0], shape_of(a2)[0])
     return lax.add(_pad_front(a1, n), _pad_front(a2, n))
 
 
+@stack_traced_lists
 def polysub(a1, a2):
     a1, a2 = _1d(a1, "polysub"), _1d(a2, "polysub")
     n = builtins.max(shape_of(a1)[0], shape_of(a2)[0])
     return lax.sub(_pad_front(a1, n), _pad_front(a2, n))
 
 
+@stack_traced_lists
 def polymul(a1, a2):
     return convolve(_1d(a1, "polymul"), _1d(a2, "polymul"))
 
 
+@stack_traced_lists
 def polyder(p, m=1):
     """The m-th derivative's coefficients."""
     p = _1d(p, "polyder")
@@ -66,6 +73,7 @@ def polyder(p, m=1):
     return p
 
 
+@stack_traced_lists
 def polyint(p, m=1, k=None):
     """The m-th antiderivative's coefficients; integration constants k (0 by default)."""
     p = lax.convert_element_type(_1d(p, "polyint"), np.result_type(dtype_of(asarray(p)),
@@ -79,6 +87,7 @@ def polyint(p, m=1, k=None):
     return p
 
 
+@stack_traced_lists
 def polydiv(u, v):
     """(quotient, remainder) of polynomial division, by long division (v's leading
     coefficient must not be 0)."""
@@ -114,10 +123,10 @@ def _strip(p, name):
     return p[nz[0]:nz[-1] + 1], len(c) - 1 - nz[-1]
 
 
+@stack_traced_lists
 def roots(p, *, strip_zeros=True):
     """The roots of the polynomial with coefficients p (highest first), as the eigenvalues
     of its companion matrix: complex, differentiable where they are distinct."""
-    from .linalg import eigvals
     p = _1d(p, "roots")
     trailing = 0
     if strip_zeros:
@@ -132,13 +141,13 @@ def roots(p, *, strip_zeros=True):
     return concatenate([r, np.zeros(trailing, dtype_of(r))]) if trailing else r
 
 
+@stack_traced_lists
 def poly(seq_of_zeros):
     """The coefficients of the monic polynomial with these roots (of a square matrix: its
     eigenvalues), highest first."""
     a = asarray(seq_of_zeros)
     if a.ndim == 2 and shape_of(a)[0] == shape_of(a)[1] and shape_of(a)[0] > 0:
-        from .linalg import eigvals
-        a = eigvals(a)
+            a = eigvals(a)
     elif a.ndim != 1:
         raise FxadValueError("poly: input must be 1-d or a square 2-d array")
     c = np.ones(1, np.result_type(dtype_of(a), np.float64))
@@ -156,6 +165,7 @@ def poly(seq_of_zeros):
     return c
 
 
+@stack_traced_lists
 def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     """Phase unwrapping: jumps larger than discont (default period/2) replaced by their
     complement modulo period. The corrections are piecewise constant, so the derivative is
@@ -177,6 +187,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     return lax.add(p, concatenate([zero, cumsum(corr, axis)], axis))
 
 
+@stack_traced_lists
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     """Equal-width edges over `range` (default: the data's min and max, with no derivative),
     or the given edges. NumPy's, bit for bit: its linspace lo + i * ((hi - lo) / n) with the
@@ -199,6 +210,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     return lax.convert_element_type(edges, out_dt)
 
 
+@stack_traced_lists
 def histogram(a, bins=10, range=None, density=False, weights=None):  # noqa: A002
     """(counts, edges) as NumPy's (the last bin includes its right edge; values outside the
     edges are not counted). Counts (with weights: sums of weights) carry the weights'

@@ -1,6 +1,6 @@
 """dot, matmul, tensordot, inner, outer, einsum: all lowered to the `dot_general` primitive.
 JAX's `precision=` is checked and ignored, `preferred_element_type=` converts the operands
-(fxad/lax_dot.py)."""
+(fxad/lax/products.py)."""
 from __future__ import annotations
 
 import functools
@@ -10,8 +10,9 @@ import numpy as np
 from .. import lax
 from ..core import get_aval
 from ..errors import FxadValueError
-from ..lax_dot import to_preferred
-from .manipulation import ndim, ravel, shape, squeeze
+from ..lax.products import to_preferred
+from .manipulation import diagonal, moveaxis, ndim, ravel, shape, squeeze, stack
+from ._lists import stack_traced_lists
 
 
 _MATRIX_PRODUCT = (((1,), (0,)), ((), ()))
@@ -19,7 +20,7 @@ _MATRIX_PRODUCT = (((1,), (0,)), ((), ()))
 
 def _jax_keywords(first=0, last=2):
     """Decorator: JAX's `precision` and `preferred_element_type` of a product whose operands
-    are its positional arguments first:last (lax_dot.to_preferred); the product itself is
+    are its positional arguments first:last (lax.products.to_preferred); the product itself is
     written without them."""
     def deco(fun):
         @functools.wraps(fun)
@@ -34,6 +35,7 @@ def _jax_keywords(first=0, last=2):
     return deco
 
 
+@stack_traced_lists
 @_jax_keywords()
 def matmul(a, b, *, precision=None, preferred_element_type=None):
     na, nb_ = ndim(a), ndim(b)
@@ -63,6 +65,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     return out
 
 
+@stack_traced_lists
 @_jax_keywords()
 def dot(a, b, *, precision=None, preferred_element_type=None):
     if ndim(a) == 0 or ndim(b) == 0:
@@ -71,6 +74,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     return lax.dot_general(a, b, (((ndim(a) - 1,), (rc,)), ((), ())))
 
 
+@stack_traced_lists
 @_jax_keywords()
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     if isinstance(axes, (int, np.integer)):
@@ -85,6 +89,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     return lax.dot_general(a, b, ((ac, bc), ((), ())))
 
 
+@stack_traced_lists
 @_jax_keywords()
 def inner(a, b, *, precision=None, preferred_element_type=None):
     if ndim(a) == 0 or ndim(b) == 0:
@@ -92,10 +97,12 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     return lax.dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())))
 
 
+@stack_traced_lists
 def outer(a, b):
     return lax.dot_general(ravel(a), ravel(b), (((), ()), ((), ())))
 
 
+@stack_traced_lists
 @_jax_keywords()
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """sum(conj(a) * b) over the flattened operands (the first one is conjugated)."""
@@ -160,7 +167,6 @@ def _parse_einsum(spec, operands):
 
 def _take_diagonals(x, idx):
     """Repeated letters within one operand ('ii') select its diagonal."""
-    from .manipulation import diagonal
     while len(set(idx)) != len(idx):
         c = next(c for c in idx if idx.count(c) > 1)
         p = idx.index(c)
@@ -230,6 +236,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     return lax.transpose(cur, tuple(idx.index(c) for c in out))
 
 
+@stack_traced_lists
 def kron(a, b):
     a2, b2 = (lax.reshape(a, (1,) * (ndim(b) - ndim(a)) + shape(a)),
               lax.reshape(b, (1,) * (ndim(a) - ndim(b)) + shape(b)))
@@ -240,11 +247,11 @@ def kron(a, b):
     return lax.reshape(out, tuple(p * q for p, q in zip(shape(a2), shape(b2))))
 
 
+@stack_traced_lists
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Cross products of 2- or 3-vectors (NumPy's axes: the vectors lie along axisa of a,
     axisb of b, and the result's along axisc; `axis` sets all three). Two 2-vectors give
     the z component only, as in NumPy."""
-    from .manipulation import moveaxis, stack
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)  # (moveaxis takes array_likes)

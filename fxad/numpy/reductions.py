@@ -1,7 +1,7 @@
 """Reductions and statistics with NumPy's axis / keepdims / dtype conventions."""
 from __future__ import annotations
 
-import builtins
+import functools
 import math
 
 import numpy as np
@@ -9,24 +9,35 @@ import numpy as np
 from .. import lax
 from ..errors import FxadValueError
 from ..rules.helpers import dtype_of, shape_of
+from ._axes import normalize_axes
+from ._lists import lift_sequences
+from .creation import asarray
+from .manipulation import concatenate, ndim
+from ._lists import stack_traced_lists
 
 
-def normalize_axes(axis, ndim):
-    """None -> all axes; an int or tuple -> sorted, non-negative, checked."""
-    if axis is None:
-        return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    out = []
-    for a in axes:
-        a = int(a)
-        if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
-            raise FxadValueError(f"axis {a} is out of bounds for an array of dimension {ndim}")
-        out.append(a % ndim if ndim else 0)
-    if len(set(out)) != len(out):
-        raise FxadValueError(f"repeated axis in {axis}")
-    return tuple(sorted(out)) if ndim else ()
+def accept_sequences(f):
+    """`f` taking its first argument as fxad.numpy.asarray does: a list or tuple of traced
+    values is stacked (`fxad.numpy.mean([t0, t1])`; NumPy itself cannot dispatch that); a
+    later positional list of traced values is stacked too (as `stack_traced_lists` does)."""
+    @functools.wraps(f)
+    def g(a, *args, **kwargs):
+        if isinstance(a, (list, tuple)):
+            a = asarray(a)
+        for b in args:
+            if type(b) is list or type(b) is tuple:
+                lifted = lift_sequences(args)
+                if lifted is not None:
+                    args = lifted
+                break
+        return f(a, *args, **kwargs)
+    g._stacks_lists = True
+    return g
 
 
+
+
+@accept_sequences
 def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, out=None):
     _no_out(out, "sum")
     if dtype is not None:
@@ -37,6 +48,7 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, o
     return out if initial is None else lax.add(out, initial)
 
 
+@accept_sequences
 def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, out=None):
     _no_out(out, "prod")
     if dtype is not None:
@@ -59,11 +71,13 @@ def _extreme(reduce, pick, name, a, axis, keepdims, initial, where):
     return out if initial is None else pick(out, initial)
 
 
+@accept_sequences
 def max(a, axis=None, keepdims=False, *, initial=None, where=None, out=None):
     _no_out(out, "max")
     return _extreme(lax.reduce_max, lax.max, "max", a, axis, keepdims, initial, where)
 
 
+@accept_sequences
 def min(a, axis=None, keepdims=False, *, initial=None, where=None, out=None):
     _no_out(out, "min")
     return _extreme(lax.reduce_min, lax.min, "min", a, axis, keepdims, initial, where)
@@ -77,6 +91,7 @@ def _count(a, axes):
     return math.prod([shape[i] for i in axes])
 
 
+@accept_sequences
 def mean(a, axis=None, dtype=None, keepdims=False, *, where=None, out=None):
     _no_out(out, "mean")
     axes = normalize_axes(axis, len(shape_of(a)))
@@ -92,6 +107,7 @@ def mean(a, axis=None, dtype=None, keepdims=False, *, where=None, out=None):
 _mean = mean  # var's `mean=` parameter shadows the function
 
 
+@accept_sequences
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None, out=None):
     """NumPy's var; `correction` is NumPy 2's name for ddof, `mean` a precomputed mean
@@ -111,6 +127,7 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=No
     return lax.div(sq, lax.sub(count, ddof))
 
 
+@accept_sequences
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None, out=None):
     _no_out(out, "std")
@@ -148,11 +165,13 @@ def _ravel(a):
     return lax.reshape(a, (int(np.prod(shape_of(a), dtype=np.int64)),))
 
 
+@accept_sequences
 def argmax(a, axis=None, keepdims=False, *, out=None):
     _no_out(out, "argmax")
     return _arg(lax.argmax, a, axis, keepdims)
 
 
+@accept_sequences
 def argmin(a, axis=None, keepdims=False, *, out=None):
     _no_out(out, "argmin")
     return _arg(lax.argmin, a, axis, keepdims)
@@ -165,18 +184,21 @@ def _axis_or_flat(a, axis):
     return a, normalize_axes(axis, len(shape_of(a)))[0]
 
 
+@accept_sequences
 def cumsum(a, axis=None, dtype=None, out=None):
     _no_out(out, "cumsum")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
     return lax.cumsum(a, ax)
 
 
+@accept_sequences
 def cumprod(a, axis=None, dtype=None, out=None):
     _no_out(out, "cumprod")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
     return lax.cumprod(a, ax)
 
 
+@accept_sequences
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
@@ -193,11 +215,13 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     return (avg, lax.broadcast_to(wsum, tuple(shape_of(avg)))) if returned else avg
 
 
+@accept_sequences
 def nansum(a, axis=None, dtype=None, keepdims=False, *, out=None):
     _no_out(out, "nansum")
     return sum(lax.select(lax.isnan(a), 0.0, a), axis, dtype, keepdims)
 
 
+@accept_sequences
 def nanmean(a, axis=None, dtype=None, keepdims=False, *, out=None):
     _no_out(out, "nanmean")
     ok = lax.logical_not(lax.isnan(a))
@@ -206,16 +230,44 @@ def nanmean(a, axis=None, dtype=None, keepdims=False, *, out=None):
                               keepdims=keepdims))
 
 
+@accept_sequences
 def count_nonzero(a, axis=None, *, keepdims=False):
     return sum(lax.convert_element_type(lax.ne(a, 0), np.int64), axis, keepdims=keepdims)
 
 
+@accept_sequences
 def any(a, axis=None, keepdims=False, *, out=None):  # noqa: A001  (NumPy's name)
     _no_out(out, "any")
     return lax.ne(count_nonzero(a, axis, keepdims=keepdims), 0)
 
 
+@accept_sequences
 def all(a, axis=None, keepdims=False, *, out=None):  # noqa: A001
     _no_out(out, "all")
     n = _count(a, normalize_axes(axis, len(shape_of(a))))
     return lax.eq(count_nonzero(a, axis, keepdims=keepdims), n)
+
+
+# --- NumPy 2.1's cumulative_sum / cumulative_prod -------------------------------------------
+
+def _cumulative(fn, x, axis, dtype, include_initial, initial):
+    if axis is None:
+        if ndim(x) > 1:
+            raise FxadValueError("cumulative_*: axis is required for arrays of rank > 1")
+        axis = 0
+    out = fn(x, axis, dtype)
+    if include_initial:
+        s = list(shape_of(out))
+        s[axis % len(s)] = 1
+        out = concatenate([np.full(s, initial, dtype_of(out)), out], axis)
+    return out
+
+
+@stack_traced_lists
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative(cumsum, x, axis, dtype, include_initial, 0)
+
+
+@stack_traced_lists
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative(cumprod, x, axis, dtype, include_initial, 1)

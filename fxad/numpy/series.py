@@ -5,18 +5,24 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
-from ..lax_dot import to_preferred
+from ..lax.products import to_preferred
 from ..rules.helpers import dtype_of, shape_of
+from ..rules.structural.indexing import parse_index, scatter_add
 from . import reductions as red
 from .creation import asarray
-from .manipulation import concatenate, flip, ndim, ravel, reshape, take
+from .indexing import take
+from .linalg import lstsq
+from .manipulation import concatenate, flip, ndim, ravel, reshape
+from ._lists import stack_traced_lists
 
 
 def _along(axis, nd, sl):
     return (slice(None),) * (axis % nd) + (sl,)
 
 
+@stack_traced_lists
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     nd = ndim(a)
     if nd == 0:
@@ -39,6 +45,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return a
 
 
+@stack_traced_lists
 def ediff1d(ary, to_end=None, to_begin=None):
     d = diff(ravel(ary))
     parts = [ravel(p) for p in (to_begin,) if p is not None] + [d] + \
@@ -46,6 +53,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return concatenate(parts, 0) if len(parts) > 1 else d
 
 
+@stack_traced_lists
 def gradient(f, *varargs, axis=None, edge_order=1):
     """np.gradient with scalar spacings (one per axis, or one for all): second-order central
     differences inside, first- or second-order one-sided differences at the edges."""
@@ -89,6 +97,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
+@stack_traced_lists
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     y = asarray(y)
     nd = ndim(y)
@@ -104,6 +113,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return red.sum(lax.mul(lax.mul(lax.add(lo, hi), widths), 0.5), axis)
 
 
+@stack_traced_lists
 def polyval(p, x):
     """Horner's rule, highest power first (p may be a list of coefficients)."""
     x = asarray(x)
@@ -120,6 +130,7 @@ def polyval(p, x):
     return y
 
 
+@stack_traced_lists
 def vander(x, N=None, increasing=False):
     """Columns of powers of 1-d x (decreasing unless increasing=True), by repeated products."""
     if ndim(x) != 1:
@@ -135,12 +146,12 @@ def vander(x, N=None, increasing=False):
     return concatenate(cols if increasing else cols[::-1], 1)
 
 
+@stack_traced_lists
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """Least-squares polynomial coefficients, highest power first: lstsq on the Vandermonde
     matrix with unit-norm columns (NumPy's conditioning). full=, w= and cov= are not taken."""
     if full or w is not None or cov:
         raise FxadTypeError("fxad's polyfit takes x, y, deg and rcond only (no full=, w=, cov=)")
-    from .linalg import lstsq
     deg = int(deg)
     if deg < 0:
         raise FxadValueError("expected deg >= 0")
@@ -153,6 +164,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     return lax.div(c, scale if ndim(y) == 1 else reshape(scale, (deg + 1, 1)))
 
 
+@stack_traced_lists
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation (xp increasing), differentiable in x, xp and fp."""
     if period is not None:
@@ -180,6 +192,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return lax.select(lax.gt(x, xp[m - 1]), fp[m - 1] if right is None else right, y)
 
 
+@stack_traced_lists
 def searchsorted(a, v, side="left", sorter=None):
     """Insertion indices into sorted 1-d `a` (NumPy's own search; integer output, no
     derivative)."""
@@ -192,16 +205,16 @@ def searchsorted(a, v, side="left", sorter=None):
     return lax.searchsorted(a, v, side)
 
 
+@stack_traced_lists
 def digitize(x, bins, right=False):
     """The bin of each x for increasing bins (searchsorted on the other side, as NumPy)."""
     return lax.searchsorted(bins, x, "left" if right else "right")
 
 
+@stack_traced_lists
 def bincount(x, weights=None, minlength=0):
     """Counts (or weight sums) per non-negative integer in x; differentiable in the weights.
     x must be concrete: the output length is max(x) + 1."""
-    from ..core import Tracer
-    from ..rules.indexing import parse_index, scatter_add
     if isinstance(x, Tracer):
         x = x.concrete_value("bincount (its output length depends on the values)")
     x = np.asarray(x)
@@ -232,12 +245,14 @@ def _as_1d(x, name):
     return x
 
 
+@stack_traced_lists
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     (a, v), finish = to_preferred((a, v), preferred_element_type, precision, "convolve")
     a, v = _as_1d(a, "convolve"), _as_1d(v, "convolve")
     return finish(_mode_slice(lax.convolve(a, v), shape_of(a)[0], shape_of(v)[0], mode))
 
 
+@stack_traced_lists
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """c[k] = sum_n a[n + k] conj(v[n]): the convolution with conj(v) reversed. When v is
     the longer one NumPy returns the reversed sequence, which the same formula gives."""
@@ -247,6 +262,7 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
     return finish(_mode_slice(full, shape_of(a)[0], shape_of(v)[0], mode))
 
 
+@stack_traced_lists
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|a - b| <= atol + rtol |b|, with NumPy's handling of infinities and NaNs (no derivative)."""
     finite = lax.logical_and(lax.isfinite(a), lax.isfinite(b))
@@ -258,10 +274,12 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return out
 
 
+@stack_traced_lists
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return red.all(isclose(a, b, rtol, atol, equal_nan))  # a count: empty is all-true
 
 
+@stack_traced_lists
 def array_equal(a1, a2, equal_nan=False):
     if tuple(shape_of(a1)) != tuple(shape_of(a2)):
         return False

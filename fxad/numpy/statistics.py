@@ -12,7 +12,12 @@ from ..core import Tracer
 from ..errors import FxadTypeError, FxadValueError
 from ..rules.helpers import dtype_of, shape_of
 from . import reductions as red
-from .manipulation import diagonal, moveaxis, reshape, sort
+from .reductions import accept_sequences
+from .indexing import take_along_axis
+from .manipulation import atleast_2d, concatenate, diagonal, moveaxis, reshape
+from .products import matmul
+from .sorting import sort
+from ._lists import stack_traced_lists
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
@@ -72,6 +77,7 @@ def _percent(q, name):
     return np.asarray(q, dtype=np.float64) / 100
 
 
+@accept_sequences
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False):
     """np.quantile (methods linear, lower, higher, nearest, midpoint); NaN where a slice has
@@ -104,6 +110,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return _shaped(val, q, a, axes, keepdims)
 
 
+@accept_sequences
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
     return quantile(a, _percent(q, "percentile"), axis, out, overwrite_input, method,
@@ -113,11 +120,11 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 def _middle(s, lo, hi):
     """NumPy's median of sorted slices: the middle value, or the mean (a + b) / 2 of the two
     middle ones (the 0.5 quantile's lerp would give inf · 0 = NaN next to an inf)."""
-    from .manipulation import take_along_axis
     below, above = take_along_axis(s, lo, -1), take_along_axis(s, hi, -1)
     return lax.select(lax.eq(lo, hi), below, lax.div(lax.add(below, above), 2.0))
 
 
+@accept_sequences
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     q, x, axes = _prepare("median", a, 0.5, axis, out)
     n = shape_of(x)[-1]
@@ -129,6 +136,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _shaped(val, q, a, axes, keepdims)
 
 
+@accept_sequences
 def ptp(a, axis=None, keepdims=False):
     return lax.sub(red.max(a, axis, keepdims), red.min(a, axis, keepdims))
 
@@ -139,17 +147,20 @@ def _all_nan(a, axis, keepdims):
     return red.min(lax.isnan(a), axis, keepdims)
 
 
+@accept_sequences
 def nanmax(a, axis=None, keepdims=False):
     """max ignoring NaNs; NaN for an all-NaN slice (NumPy warns there)."""
     m = red.max(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
     return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
 
 
+@accept_sequences
 def nanmin(a, axis=None, keepdims=False):
     m = red.min(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
     return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
 
 
+@accept_sequences
 def nanprod(a, axis=None, dtype=None, keepdims=False):
     return red.prod(lax.select(lax.isnan(a), 1.0, a), axis, dtype, keepdims)
 
@@ -159,6 +170,7 @@ def _nancount(a, axis, keepdims, dtype):
     return red.sum(ok, axis, keepdims=keepdims)
 
 
+@accept_sequences
 def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     mean = red.nanmean(a, axis, dtype, keepdims=True)
     d = lax.select(lax.isnan(a), 0.0, lax.sub(a, mean))
@@ -167,6 +179,7 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return lax.div(total, lax.sub(_nancount(a, axis, keepdims, dtype_of(total)), ddof))
 
 
+@accept_sequences
 def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
     v = nanvar(a, axis, dtype, ddof, keepdims)
     if math.prod(shape_of(a)[i] for i in red.normalize_axes(axis, len(shape_of(a)))) == 1:
@@ -174,14 +187,17 @@ def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return lax.sqrt(v)
 
 
+@stack_traced_lists
 def nancumsum(a, axis=None, dtype=None):
     return red.cumsum(lax.select(lax.isnan(a), 0.0, a), axis, dtype)
 
 
+@stack_traced_lists
 def nancumprod(a, axis=None, dtype=None):
     return red.cumprod(lax.select(lax.isnan(a), 1.0, a), axis, dtype)
 
 
+@stack_traced_lists
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False):
     """quantile of the non-NaN values of each slice (NaN for an all-NaN slice). NaNs sort
@@ -190,7 +206,6 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     if method != "linear":
         raise FxadValueError("fxad's nanquantile supports method='linear' only")
     q, x, axes = _prepare("nanquantile", a, q, axis, out)
-    from .manipulation import take_along_axis
     s = sort(x, axis=-1)
     count = red.sum(lax.convert_element_type(lax.logical_not(lax.isnan(x)), dtype_of(x)),
                     axis=-1, keepdims=True)                        # (..., 1)
@@ -205,12 +220,14 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
     return _shaped(val, q, a, axes, keepdims)
 
 
+@stack_traced_lists
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False):
     return nanquantile(a, _percent(q, "nanpercentile"), axis, out, overwrite_input, method,
                        keepdims)
 
 
+@stack_traced_lists
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """median of the non-NaN values (NaNs sort last; the middle positions come from the
     traced count, so this stages); NaN for an all-NaN slice."""
@@ -224,22 +241,23 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _shaped(val, q, a, axes, keepdims)
 
 
+@stack_traced_lists
 def nanargmax(a, axis=None, keepdims=False):
     return red.argmax(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
 
 
+@stack_traced_lists
 def nanargmin(a, axis=None, keepdims=False):
     return red.argmin(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
 
 
 # --- covariance --------------------------------------------------------------------------------
 
+@stack_traced_lists
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
         *, dtype=None):
     """np.cov: variables in rows (rowvar=True) or columns; optional frequency and analytic
     weights, which are treated as constants if traced only through their values."""
-    from .manipulation import atleast_2d, concatenate
-    from .products import matmul
     x = atleast_2d(m)
     if not rowvar and shape_of(x)[0] != 1:
         x = lax.transpose(x, (1, 0))
@@ -276,6 +294,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return reshape(c, ()) if shape_of(c) == (1, 1) else c
 
 
+@stack_traced_lists
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     """Pearson correlations: cov / sqrt(outer(var, var)), clipped to [-1, 1] as NumPy does."""
     c = cov(x, y, rowvar, dtype=dtype)

@@ -4,10 +4,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
-from ..errors import FxadTypeError
+from ..errors import (ConcretizationError as _ConcretizationError, FxadTypeError,
+                      FxadValueError as _FxadValueError)
+from ..lax.products import to_preferred as _to_preferred
 from ..rules.helpers import dtype_of as _dtype_of, shape_of as _shape_of
-from ..rules.piecewise import copysign, heaviside, ldexp, modf  # noqa: F401
-from ..rules.special import logaddexp, logaddexp2, sinc  # noqa: F401  (NumPy's own impls)
+from ..rules.elementwise.floating_point import copysign, heaviside, ldexp, modf  # noqa: F401
+from ..rules.special.basic import logaddexp, logaddexp2, sinc  # noqa: F401  (NumPy's own impls)
+from .manipulation import ravel as _ravel
+from .creation import asarray as _asarray
+from .reductions import all as _all, any as _any, sum as _sum
+from .sorting import nonzero as _nonzero
+from ._lists import stack_traced_lists as _stack_traced_lists
 
 # One-to-one with a primitive.
 negative = lax.neg
@@ -19,7 +26,8 @@ sin, cos, tan, arcsin, arccos, arctan = lax.sin, lax.cos, lax.tan, lax.arcsin, l
 sinh, cosh, tanh = lax.sinh, lax.cosh, lax.tanh
 arcsinh, arccosh, arctanh, arctan2 = lax.arcsinh, lax.arccosh, lax.arctanh, lax.arctan2
 absolute = abs = lax.abs
-sign, floor, ceil = lax.sign, lax.floor, lax.ceil
+floor, ceil = lax.floor, lax.ceil
+sign = _stack_traced_lists(lax.sign)  # (reads its argument's dtype before binding)
 maximum, minimum = lax.max, lax.min
 equal, not_equal, less, less_equal, greater, greater_equal = (
     lax.eq, lax.ne, lax.lt, lax.le, lax.gt, lax.ge)
@@ -33,6 +41,7 @@ def _is_int_scalar(y):
     return isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_))
 
 
+@_stack_traced_lists
 def power(x, y):
     """x ** y; an integer Python exponent becomes `integer_pow` (exact, and safe at x = 0)."""
     if _is_int_scalar(y) and not isinstance(x, (int, np.integer)):
@@ -43,14 +52,17 @@ def power(x, y):
 pow = power
 
 
+@_stack_traced_lists
 def square(x):
     return lax.integer_pow(x, 2)
 
 
+@_stack_traced_lists
 def reciprocal(x):
     return lax.integer_pow(x, -1)
 
 
+@_stack_traced_lists
 def round(x, decimals=0):
     return lax.round(x, decimals)
 
@@ -69,7 +81,7 @@ def _boolean_only(name, logical):
                                 "operation); integer bit operations are not provided")
         return logical(*xs)
     op.__name__ = name
-    return op
+    return _stack_traced_lists(op)
 
 
 bitwise_and = _boolean_only("bitwise_and", lax.logical_and)
@@ -78,19 +90,21 @@ bitwise_not = invert = _boolean_only("bitwise_not", lax.logical_not)
 bitwise_xor = _boolean_only("bitwise_xor", lax.ne)
 
 
+@_stack_traced_lists
 def logical_xor(x, y):
     return lax.ne(lax.ne(x, 0), lax.ne(y, 0))
 
 
+@_stack_traced_lists
 def where(condition, x=None, y=None):
     if x is None and y is None:
-        from .manipulation import nonzero
-        return nonzero(condition)
+        return _nonzero(condition)
     if x is None or y is None:
         raise TypeError("where takes one argument (the condition) or three")
     return lax.select(condition, x, y)
 
 
+@_stack_traced_lists
 def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002  (NumPy 2 names)
     a_min = min if a_min is None else a_min
     a_max = max if a_max is None else a_max
@@ -103,10 +117,12 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002  (NumP
 
 # --- more elementwise math, composed from primitives where that is exact ---------------------
 
+@_stack_traced_lists
 def deg2rad(x):
     return lax.mul(x, float(np.pi / 180))
 
 
+@_stack_traced_lists
 def rad2deg(x):
     return lax.mul(x, float(180 / np.pi))
 
@@ -115,6 +131,7 @@ radians, degrees = deg2rad, rad2deg
 fabs = absolute
 
 
+@_stack_traced_lists
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     if _dtype_of(x).kind == "c":  # NumPy's: the real and imaginary parts separately
         return lax.complex(nan_to_num(lax.real(x), nan, posinf, neginf),
@@ -129,27 +146,33 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     return lax.select(lax.eq(x, -np.inf), neginf, x)
 
 
+@_stack_traced_lists
 def isinf(x):
     return lax.logical_not(lax.logical_or(lax.isfinite(x), lax.isnan(x)))
 
 
+@_stack_traced_lists
 def isposinf(x):
     return lax.logical_and(isinf(x), lax.logical_not(lax.signbit(x)))
 
 
+@_stack_traced_lists
 def isneginf(x):
     return lax.logical_and(isinf(x), lax.signbit(x))
 
 
+@_stack_traced_lists
 def fmax(x1, x2):
     """maximum that ignores a NaN operand (NaN only if both are)."""
     return lax.select(lax.isnan(x2), x1, lax.select(lax.isnan(x1), x2, lax.max(x1, x2)))
 
 
+@_stack_traced_lists
 def fmin(x1, x2):
     return lax.select(lax.isnan(x2), x1, lax.select(lax.isnan(x1), x2, lax.min(x1, x2)))
 
 
+@_stack_traced_lists
 def float_power(x1, x2):
     """power computed in float64 (complex128 for complex operands), by NumPy's own loop."""
     wide = np.complex128 if "c" in (np.dtype(_dtype_of(x1)).kind + np.dtype(
@@ -157,44 +180,46 @@ def float_power(x1, x2):
     return lax.float_power(lax.convert_element_type(x1, wide), lax.convert_element_type(x2, wide))
 
 
+@_stack_traced_lists
 def divmod(x1, x2):  # noqa: A001  (NumPy's name)
     return floor_divide(x1, x2), remainder(x1, x2)
 
 
+@_stack_traced_lists
 def positive(x):
     return x
 
 
+@_stack_traced_lists
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """sum(conj(x1) * x2) over `axis` (broadcasting the others). As NumPy's gufunc, both
     operands need that axis, of one length (a scalar is not broadcast into it). JAX's
     `precision` is checked and ignored, `preferred_element_type` converts the operands."""
-    from ..errors import FxadValueError
-    from ..lax_dot import to_preferred
-    from .reductions import sum
-    (x1, x2), finish = to_preferred((x1, x2), preferred_element_type, precision, "vecdot")
+    (x1, x2), finish = _to_preferred((x1, x2), preferred_element_type, precision, "vecdot")
     s1, s2 = _shape_of(x1), _shape_of(x2)
     if not s1 or not s2 or s1[axis] != s2[axis]:
-        raise FxadValueError(f"vecdot: operands of shapes {s1} and {s2} do not both have the "
+        raise _FxadValueError(f"vecdot: operands of shapes {s1} and {s2} do not both have the "
                              f"axis {axis} (signature (n),(n)->()), of one length")
-    return finish(sum(lax.mul(lax.conj(x1), x2), axis=axis))
+    return finish(_sum(lax.mul(lax.conj(x1), x2), axis=axis))
 
 
+@_stack_traced_lists
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """Membership (no derivative): element compared with every test element."""
-    from .manipulation import ravel
-    from .reductions import any
-    tests = ravel(test_elements)
-    hit = any(lax.eq(lax.reshape(element, tuple(_shape_of(element)) + (1,)), tests), axis=-1)
+    tests = _ravel(test_elements)
+    hit = _any(lax.eq(lax.reshape(element, tuple(_shape_of(element)) + (1,)), tests), axis=-1)
     return lax.logical_not(hit) if invert else hit
 
 
 # --- complex numbers --------------------------------------------------------------------------
 
-real, imag = lax.real, lax.imag
-conj = conjugate = lax.conj
+# These look at their argument's dtype before binding, so they stack a list of traced values
+# first (the one-bind functions leave that to bind).
+real, imag = _stack_traced_lists(lax.real), _stack_traced_lists(lax.imag)
+conj = conjugate = _stack_traced_lists(lax.conj)
 
 
+@_stack_traced_lists
 def angle(z, deg=False):
     """arctan2(imag, real); a real z has a constant 0 imaginary part (no tangent), so its
     angle (0 or π) has derivative 0, not 0 · (1/z) = NaN at tiny z."""
@@ -203,6 +228,7 @@ def angle(z, deg=False):
     return rad2deg(a) if deg else a
 
 
+@_stack_traced_lists
 def real_if_close(a, tol=100):
     """The real part when every imaginary part is below tol (in units of the dtype's
     epsilon when tol > 1), else `a` itself: NumPy's function, whose output dtype depends on
@@ -210,19 +236,16 @@ def real_if_close(a, tol=100):
     NumPy does, and the derivative is that of the branch taken (the real part's, or the
     identity's); under jit and vmap the values are not known when the program is built, and
     a complex input is refused (a real one is returned as is)."""
-    from ..errors import ConcretizationError
-    from .creation import asarray
-    from .reductions import all as all_
-    a = asarray(a)
+    a = _asarray(a)
     dt = _dtype_of(a)
     if dt.kind != "c":
         return a
     if tol > 1:
         tol = float(np.finfo(dt).eps) * tol
     try:
-        close = bool(all_(lax.lt(lax.abs(lax.imag(a)), tol)))
-    except ConcretizationError:
-        raise ConcretizationError(
+        close = bool(_all(lax.lt(lax.abs(lax.imag(a)), tol)))
+    except _ConcretizationError:
+        raise _ConcretizationError(
             "real_if_close returns a real or a complex array depending on the values, which "
             "are not known under jit or vmap (a traced result needs one dtype). Use "
             "fxad.numpy.real(a) if the imaginary parts are known to be negligible, keep the "

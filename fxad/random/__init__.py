@@ -19,4 +19,4 @@ from .gamma_family import (  # noqa: F401
     ball, beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, t)
 from .discrete import (  # noqa: F401
     binomial, categorical, choice, geometric, multinomial, permutation, poisson, randint)
-from ..rules.random_gamma import random_gamma_p  # noqa: F401
+from ..rules.random.gamma import random_gamma_p  # noqa: F401

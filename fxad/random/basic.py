@@ -7,8 +7,8 @@ import numpy as np
 from ..core import get_aval
 from ..errors import FxadTypeError
 from ..rules import ops
-from ..rules.random_bits import UINT_BY_BITS, exact_scale
-from ..rules.special import erfinv
+from ..rules.random.bits import UINT_BY_BITS, exact_scale
+from ..rules.special.basic import erfinv
 from .common import canonical_shape, check_key, check_shape, float_dtype
 from .keys import split
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..rules import ops
-from ..rules.special import erf
+from ..rules.special.basic import erf
 from .basic import _erfinv, _uniform, normal, rademacher, uniform
 from .common import canonical_shape, check_key, check_shape, float_dtype, inexact_dtype
 from .keys import split

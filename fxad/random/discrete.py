@@ -10,7 +10,7 @@ from .. import numpy as fnp
 from ..core import Tracer, get_aval
 from ..errors import FxadTypeError, FxadValueError
 from ..rules import ops
-from ..rules.random_bits import UINT_BY_BITS
+from ..rules.random.bits import UINT_BY_BITS
 from .common import (canonical_shape, check_key, check_shape, float_dtype, inexact_dtype,
                      int_dtype)
 from .basic import uniform

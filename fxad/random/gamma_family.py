@@ -1,5 +1,5 @@
 """Samplers built on the gamma sampler. Their derivatives in the shape parameters come from
-gamma's implicit reparameterization (fxad/rules/random_gamma.py): d sample / d alpha at a
+gamma's implicit reparameterization (fxad/rules/random/gamma.py): d sample / d alpha at a
 fixed key, first order."""
 from __future__ import annotations
 

@@ -4,11 +4,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import BoundedCache, ShapedArray, avals_key, get_aval, is_float
-from ..errors import FxadTypeError
+from ..core import BoundedCache, Primitive, ShapedArray, avals_key, get_aval, is_float
+from ..errors import FxadTypeError, FxadValueError
+from ..interpreters.batching import vmap_flat
 from ..interpreters.jvp import Zero
 from ..interpreters.transpose import is_undefined
+from ..ir.numba_backend.lowering import ufunc_rule
+from ..ir.simplify import is_all
 from . import ops  # bind wrappers, resolved at call time (ops imports every rule family)
+
+# --- the elementwise family's constructor ----------------------------------------------------
+
+def elementwise(name, impl, memory="fresh"):
+    """A NumPy-broadcasting primitive: impl, the shared shape and batching rules, and, for a
+    ufunc impl, its lowering (`_np.sin(a)`; the ufunc may write into a dead input)."""
+    p = Primitive(name, memory=memory)
+    p.def_impl(impl)
+    elementwise_shape(p)
+    defbatch_elementwise(p)
+    if isinstance(impl, np.ufunc):
+        p.def_lowering(lambda ctx, args: f"{ctx.name(impl, name)}({', '.join(args)})",
+                       inplace=impl if impl.nout == 1 else None)
+        if impl.nout == 1 and impl.nin <= 3:  # (what compiled code can call NumPy's loop with)
+            p.def_lowering(ufunc_rule(impl), backend="numba")
+    return p
+
 
 # --- shape rules ---------------------------------------------------------------------------
 
@@ -41,7 +61,6 @@ def elementwise_shape(prim):
         try:
             shape = np.broadcast_shapes(*[a.shape for a in avals])
         except ValueError:
-            from ..errors import FxadValueError
             raise FxadValueError(f"{prim.name}: shapes {[a.shape for a in avals]} do not "
                                  "broadcast together") from None
         return ShapedArray(shape, probe_dtype(prim, avals, params))
@@ -110,7 +129,6 @@ def norm_axes(x, axes, name):
         return axes
     bad = [a for a in axes if not -nd <= a < nd]
     if bad:
-        from ..errors import FxadValueError
         raise FxadValueError(f"{name}: axis {bad[0]} is out of range for an array of rank {nd}")
     return tuple(a % nd for a in axes)
 
@@ -196,7 +214,6 @@ def defbilinear(prim, lhs_transpose, rhs_transpose):
 
     def transpose(ct, x, y, **params):
         if is_undefined(x) and is_undefined(y):
-            from ..errors import FxadTypeError
             raise FxadTypeError(f"cannot transpose '{prim.name}' with both operands linear: "
                                 "the function is not linear in its inputs")
         if is_undefined(x):
@@ -252,7 +269,6 @@ def forward_unit(unit, commutes):
     """x op unit -> x (and unit op x -> x if `commutes`), when the output has exactly x's
     shape and dtype: x*1, x/1, x+0, x-0. They hold for NaN and inf too; `x*0` is NEVER
     folded (inf*0 and NaN*0 are NaN, and a derivative program must propagate them)."""
-    from ..ir.simplify import is_all
 
     def rule(eqn, known):
         x, y = eqn.invars
@@ -377,7 +393,6 @@ def batched_at_0(fun, args, dims, axis_size=None):
     """fun (flat arguments -> list of outputs) vmapped over `dims`, every output with its
     batch axis in front (shared outputs broadcast): what rules that run bodies or user
     functions batched (control flow, custom rules) agree on."""
-    from ..interpreters.batching import vmap_flat
     n = axis_size if axis_size is not None else \
         next(get_aval(a).shape[d] for a, d in zip(args, dims) if d is not None)
     outs, out_dims = vmap_flat(fun, list(args), list(dims), n)

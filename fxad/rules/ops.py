@@ -1,48 +1,44 @@
 """The bind wrappers of the primitives, in one namespace: what rule files call for work done
 by other families (`ops.mul`, `ops.reshape`, ...), resolved at call time. Private: the
-public face of these is `fxad.lax`, which re-exports `__all__`.
+public face of these is `fxad.lax`, which re-exports `__all__`: every rule file's own
+`__all__` (its bind wrappers that belong in fxad.lax), so a new primitive's wrapper is
+listed once, in its block's file.
 
 fxad/rules/__init__.py imports this module first; it imports every family, and each family
 does `from . import ops`, getting this (partly initialized) module, whose names are only
 looked up when a rule runs."""
-from .elementwise import complex_ as complex  # noqa: F401
-from .elementwise import (  # noqa: F401
-    abs, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, cbrt, ceil, conj,
-    convert_element_type, cos, cosh, div, eq, exp, expm1, floor, floor_divide, fmod, ge, gt, imag,
-    integer_pow, isfinite, isnan, le, log, log1p, logical_and, logical_not, logical_or, logistic,
-    lt, max, min, mul, ne, neg, pow, real, rem, round, rsqrt, select, sign, signbit, sin, sinh,
-    sqrt, stop_gradient, sub, tan, tanh, trunc)
-from .ufunc_math import exp2, float_power, hypot, log10, log2  # noqa: F401
-from .reductions import argmax, argmin, reduce_max, reduce_min, reduce_prod, reduce_sum  # noqa
-from .structural import broadcast_to, concatenate, flip, reshape, transpose  # noqa: F401
-from .indexing import getitem, scatter_add  # noqa: F401
-from .dot import dot_general  # noqa: F401
-from .cumulative import (  # noqa: F401
-    argsort, cumlogsumexp, cummax, cummin, cumprod, cumsum, lexsort, searchsorted, top_k)
-from .convolve import convolve  # noqa: F401
-from .dynamic import dynamic_slice, dynamic_update_slice  # noqa: F401
-from .conv import conv_general_dilated  # noqa: F401  (normalized form; fxad.lax has the public one)
-from .bitwise import (  # noqa: F401  (not yet in fxad.lax: see notes/11_random.md)
-    bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, fma, nextafter, shift_left,
-    shift_right_logical)
-from .random_bits import (  # noqa: F401  (fxad.random's key primitives; not in fxad.lax)
-    random_bits, random_fold_in, random_seed, random_split, threefry2x32)
-from .random_gamma import random_gamma  # noqa: F401
-from .random_gamma_grad import random_gamma_grad  # noqa: F401
-from .random_counts import random_binomial, random_poisson  # noqa: F401
-from .elementwise import mul_p  # noqa: F401  (for rules that stage equations directly)
-from .structural import reshape_p  # noqa: F401
+from .elementwise.arithmetic import *  # noqa: F401,F403
+from .elementwise.piecewise import *  # noqa: F401,F403
+from .elementwise.transcendental import *  # noqa: F401,F403
+from .elementwise.ufunc_math import *  # noqa: F401,F403
+from .reduction.reduce import *  # noqa: F401,F403
+from .reduction.cumulative import *  # noqa: F401,F403
+from .structural.shape import *  # noqa: F401,F403
+from .structural.indexing import *  # noqa: F401,F403
+from .structural.sorting import *  # noqa: F401,F403
+from .contraction.dot import *  # noqa: F401,F403
+from .contraction.convolve import *  # noqa: F401,F403
+from .elementwise import arithmetic, piecewise, transcendental, ufunc_math
+from .reduction import cumulative, reduce
+from .structural import indexing, shape, sorting
+from .contraction import convolve as _convolve, dot
 
-__all__ = [
-    "abs", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
-    "cbrt", "ceil", "complex", "conj", "convert_element_type", "cos", "cosh", "div", "eq", "exp",
-    "expm1", "floor", "floor_divide", "fmod", "ge", "gt", "imag", "integer_pow", "isfinite",
-    "isnan", "le", "log", "log1p", "logical_and", "logical_not", "logical_or", "logistic", "lt",
-    "max", "min", "mul", "ne", "neg", "pow", "real", "rem", "round", "rsqrt", "select", "sign",
-    "signbit", "sin", "sinh", "sqrt", "stop_gradient", "sub", "tan", "tanh", "trunc",
-    "argmax", "argmin", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum",
-    "broadcast_to", "concatenate", "flip", "reshape", "transpose", "getitem", "scatter_add",
-    "dot_general", "argsort", "cumprod", "cumsum", "searchsorted", "convolve",
-    "exp2", "float_power", "hypot", "log10", "log2"]
-# (fxad.lax takes the primitives added for JAX's surface, dynamic_slice, top_k, cummax, ...,
-# from fxad/lax_more.py, with JAX's signatures.)
+# Wrappers only rules call (fxad.lax has these under JAX's signatures, or not at all)
+from .reduction.cumulative import cumlogsumexp, cummax, cummin  # noqa: F401
+from .structural.sorting import lexsort, top_k  # noqa: F401
+from .structural.dynamic_slice import dynamic_slice, dynamic_update_slice  # noqa: F401
+from .contraction.conv import conv_general_dilated  # noqa: F401  (normalized form)
+from .elementwise.bitwise import (  # noqa: F401  (not yet in fxad.lax: see notes/11_random.md)
+    bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, fma, nextafter,
+    shift_left, shift_right_logical)
+from .random.bits import (  # noqa: F401  (fxad.random's key primitives; not in fxad.lax)
+    random_bits, random_fold_in, random_seed, random_split, threefry2x32)
+from .random.gamma import random_gamma  # noqa: F401
+from .random.gamma_grad import random_gamma_grad  # noqa: F401
+from .random.counts import random_binomial, random_poisson  # noqa: F401
+from .elementwise.arithmetic import mul_p  # noqa: F401  (for rules that stage equations directly)
+from .structural.shape import reshape_p  # noqa: F401
+
+__all__ = [name for module in (arithmetic, piecewise, transcendental, ufunc_math, reduce,
+                               cumulative, shape, indexing, sorting, dot, _convolve)
+           for name in module.__all__]

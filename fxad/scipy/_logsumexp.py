@@ -1,16 +1,13 @@
 """scipy.special.logsumexp with SciPy's full signature (b=, return_sign=), stable and with
 finite derivatives wherever the value is finite; fxad/scipy/special.py re-exports it.
 
-Without b= and return_sign it is the logsumexp primitive (fxad/rules/reductions.py: SciPy's
+Without b= and return_sign it is the logsumexp primitive (fxad/rules/reduction/reduce.py: SciPy's
 own impl, gradient the max-shifted softmax). With them, a composite:
 log|Σ b e^a| = m + log|Σ b e^(a - m)| with m the largest a whose weight is nonzero (held
 constant: the result does not depend on it). Terms with b = 0 are dropped before
 exponentiating (so e^inf * 0 is never formed), a sum of exactly 0 (all terms -inf, or
 cancelling weights) gives -inf with zero derivatives rather than 0 * inf = NaN, and a
-negative sum is NaN unless return_sign=True, as in SciPy.
-
-Written on fxad.lax (and the primitive) only: fxad.numpy's NumPy dispatch looks fxad.scipy.special up, so this
-module must not import fxad.numpy (an import circle)."""
+negative sum is NaN unless return_sign=True, as in SciPy."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,7 +15,7 @@ import numpy as np
 from .. import lax
 from ..core import Tracer, get_aval
 from ..errors import FxadValueError
-from ..rules.reductions import logsumexp as _logsumexp_p
+from ..rules.reduction.reduce import logsumexp as _logsumexp_p
 
 
 def as_float(x):

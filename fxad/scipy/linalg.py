@@ -1,4 +1,4 @@
-"""scipy.linalg's names and signatures, differentiable (rules: fxad/rules/linalg_*.py).
+"""scipy.linalg's names and signatures, differentiable (rules: fxad/rules/linalg/).
 
 `lu_factor`/`cho_factor` return scipy's tuples, which also remember the matrix, so
 `lu_solve(lu_factor(a), b)` differentiates with respect to `a` through the one factorization
@@ -9,13 +9,18 @@ names, and symmetric gradients.
 """
 from __future__ import annotations
 
+import operator
+
+import numpy as np
+
 from .. import lax
+from .. import numpy as fnp
 from ..core import Tracer
-from ..errors import FxadValueError
+from ..errors import ConcretizationError, FxadValueError
 from ..numpy.linalg import (_matrices, as_float, det, hermitian_matrices, inv, norm,  # noqa: F401
                             solve_operands, svd as _np_svd)
 from ..numpy.manipulation import diagonal as _diagonal
-from ..rules import linalg_decomp as _dec, linalg_solve as _sol
+from ..rules.linalg import decompositions as _dec, solve as _sol, sylvester as _syl
 from ..lax import stop_gradient
 from ..tree_util import register_pytree_node
 
@@ -180,11 +185,130 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=
     return tuple(out) if compute_uv else out
 
 
+# --- factorizations and matrix functions beyond numpy.linalg's, and constructors ------------
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    """(P, L, U) with a = P @ L @ U (L unit lower trapezoidal, U upper); permute_l returns
+    (P @ L, U); p_indices returns P as the row indices p with a = (L @ U)[p]."""
+    p, l, u = _syl.lu(_matrices("lu", a))
+    if permute_l:
+        return fnp.matmul(p, l), u
+    if p_indices:
+        return fnp.argmax(p, axis=-1), l, u  # a[i] = (L U)[p[i]]
+    return p, l, u
+
+
+def sqrtm(A, disp=True, blocksize=64):
+    """The principal square root, with SciPy's dtype: a real matrix's root is real unless
+    the matrix has a negative eigenvalue, then complex. That needs the values, so under jit
+    or vmap a real matrix gets a real root (and one with a negative eigenvalue is refused,
+    naming the fix: pass it as complex)."""
+    a = _matrices("sqrtm", A, square=True)
+    if fnp.result_type(a).kind == "c":
+        return _syl.sqrtm(a)
+    try:
+        value = a.concrete_value("sqrtm") if isinstance(a, Tracer) else a
+    except ConcretizationError:
+        return _syl.sqrtm(a)
+    return _syl.sqrtm(a, complex_out=_syl.root_is_complex(value))
+
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """x with A x = b for the banded A stored as SciPy stores it, ab[u + i - j, j] = A[i, j]
+    (ab's corner entries outside the matrix are not read, and their derivative is 0). b is
+    a vector (M,) or matrices (..., M, K); ab may carry leading batch dims."""
+    l, u = (int(operator.index(k)) for k in l_and_u)
+    if l < 0 or u < 0:
+        raise FxadValueError(f"solve_banded: l and u must be >= 0, got {(l, u)}")
+    ab, b = as_float(ab), as_float(b)
+    sa, sb = fnp.shape(ab), fnp.shape(b)
+    if len(sa) < 2 or sa[-2] != l + u + 1:
+        raise FxadValueError(f"solve_banded: invalid values for the number of lower and upper "
+                             f"diagonals: l + u + 1 ({l + u + 1}) does not equal ab.shape[-2] "
+                             f"(ab has shape {sa})")
+    if not sb or sb[0 if len(sb) == 1 else -2] != sa[-1]:
+        raise FxadValueError(f"solve_banded: shapes of ab {sa} and b {sb} are not compatible")
+    if len(sb) == 1:
+        b = lax.broadcast_to(b, sa[:-2] + sb) if sa[:-2] else b
+    else:
+        lead = np.broadcast_shapes(sa[:-2], sb[:-2])
+        ab = ab if sa[:-2] == lead else lax.broadcast_to(ab, lead + sa[-2:])
+        b = b if sb[:-2] == lead else lax.broadcast_to(b, lead + sb[-2:])
+    return _syl.solve_banded(ab, b, l, u)
+
+
+def schur(a, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
+    if output not in ("real", "complex", "r", "c"):
+        raise FxadValueError(f"schur: output must be 'real' or 'complex', got {output!r}")
+    if sort is not None:
+        raise FxadValueError("schur: sort is not supported (the reordered form's derivative "
+                             "is not implemented)")
+    output = {"r": "real", "c": "complex"}.get(output, output)
+    a = _matrices("schur", a, square=True)
+    if output == "complex":
+        a = lax.convert_element_type(a, np.result_type(fnp.result_type(a), np.complex64))
+    return tuple(_syl.schur(a, output))
+
+
+def polar(a, side="right"):
+    if side not in ("right", "left"):
+        raise FxadValueError(f"polar: side must be 'right' or 'left', got {side!r}")
+    return tuple(_syl.polar(_matrices("polar", a), side))
+
+
+def solve_sylvester(a, b, q):
+    a, b = _matrices("solve_sylvester", a, square=True), _matrices("solve_sylvester", b,
+                                                                  square=True)
+    return _syl.solve_sylvester(a, b, as_float(q))
+
+
+def eigh_tridiagonal(d, e, eigvals_only=False, select="a", select_range=None,
+                     check_finite=True, tol=0.0, lapack_driver="auto"):
+    if select != "a" or select_range is not None:
+        raise FxadValueError("eigh_tridiagonal: only select='a' (all eigenvalues) is "
+                             "supported; index the result instead")
+    d, e = as_float(d), as_float(e)
+    if eigvals_only:
+        return _syl.eigvalsh_tridiagonal(d, e)
+    return tuple(_syl.eigh_tridiagonal(d, e))
+
+
+def block_diag(*arrs):
+    """The block-diagonal matrix of the arguments (scalars and 1-d arrays are 1-row
+    matrices, as in SciPy); built by concatenating zero-padded rows, differentiable."""
+    if not arrs:
+        return np.zeros((1, 0))
+    mats = []
+    for a in arrs:
+        a = fnp.asarray(a)
+        if fnp.ndim(a) > 2:
+            raise FxadValueError(f"block_diag: arguments must have at most 2 dimensions, got "
+                                 f"{fnp.ndim(a)}")
+        mats.append(fnp.atleast_2d(a))
+    dt = fnp.result_type(*mats)
+    total = sum(fnp.shape(m)[1] for m in mats)
+    rows, col = [], 0
+    for m in mats:
+        r, c = fnp.shape(m)
+        parts = [np.zeros((r, col), dt), lax.convert_element_type(m, dt),
+                 np.zeros((r, total - col - c), dt)]
+        rows.append(fnp.concatenate(parts, axis=1))
+        col += c
+    return fnp.concatenate(rows, axis=0)
+
+
+def toeplitz(c, r=None):
+    """T[i, j] = c[i - j] below the diagonal, r[j - i] above (r[0] is ignored; r defaults to
+    conj(c)); a gather from the concatenation [r reversed, c]."""
+    c = fnp.ravel(fnp.asarray(c))
+    r = lax.conj(c) if r is None else fnp.ravel(fnp.asarray(r))
+    n, m = fnp.shape(c)[0], fnp.shape(r)[0]
+    vals = fnp.concatenate([fnp.flip(r[1:]), c]) if m > 1 else c
+    idx = (m - 1) + np.arange(n)[:, None] - np.arange(m)[None, :]
+    return vals[idx]
+
+
 __all__ = ["LUFactor", "ChoFactor", "lu_factor", "lu_solve", "cholesky", "cho_factor",
            "cho_solve", "solve_triangular", "solve", "expm", "expm_frechet", "inv", "det",
-           "eigh", "qr", "svd", "norm"]
-
-# issue 18: lu, sqrtm, schur, polar, solve_sylvester, eigh_tridiagonal, block_diag, toeplitz
-from ._linalg_more import *  # noqa: F401,F403,E402
-from ._linalg_more import __all__ as _more_names  # noqa: E402
-__all__ += _more_names
+           "eigh", "qr", "svd", "norm", "lu", "sqrtm", "solve_banded", "schur", "polar", "solve_sylvester",
+           "eigh_tridiagonal", "block_diag", "toeplitz"]

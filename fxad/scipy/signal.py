@@ -1,5 +1,5 @@
 """scipy.signal's convolutions, differentiable in both inputs (rules:
-fxad/rules/signal_conv.py). SciPy computes every convolution, its derivatives included (they
+fxad/rules/contraction/signal_conv.py). SciPy computes every convolution, its derivatives included (they
 are convolutions too), with the method SciPy picks ('auto') or the one given."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 from .. import lax
 from .. import numpy as fnp
 from ..errors import FxadValueError
-from ..lax_dot import canonicalize_precision
+from ..lax.products import canonicalize_precision
 from ..numpy.linalg import as_float
-from ..rules.signal_conv import convolve_window, freq_window, mode_window
+from ..rules.contraction.signal_conv import convolve_window, freq_window, mode_window
 
 _METHODS = ("auto", "direct", "fft")
 
@@ -100,7 +100,7 @@ def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=No
 def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=None):
     """convolve2d with in2 reversed and conjugated (for 'valid' with in2 the larger, SciPy
     swaps the inputs and reverses the result: the same values). `precision` (JAX's) is
-    checked and ignored, here and in the other convolutions: fxad/lax_dot.py."""
+    checked and ignored, here and in the other convolutions: fxad/lax/products.py."""
     canonicalize_precision(precision, "correlate2d")
     return _conv2d("correlate2d", in1, in2, mode, boundary, fillvalue, correlating=True)
 

@@ -440,7 +440,7 @@ def test_eager_jacobians_meet_only_diagonal_square_products(monkeypatch):
     """Eager jacfwd/jacrev push identity bases through the program: every n x n by n x n
     product they run has a diagonal factor, which dot_general scales instead of multiplying
     (O(n^2), not O(n^3)); the layout of the batched cotangents must keep it that way."""
-    from fxad.rules.dot import diagonal_of, dot_general_p, fast_form
+    from fxad.rules.contraction.dot import diagonal_of, dot_general_p, fast_form
     n = 20
     A = np.random.default_rng(1).normal(size=(n, n))
     g = lambda x: fnp.tanh(A @ x) * x  # noqa: E731

@@ -206,8 +206,8 @@ def test_checkpoint_policies_decide_what_the_backward_pass_recomputes():
 
 
 def _checkpoint_counts(net):
-    from fxad.rules.dot import dot_general_p
-    from fxad.rules.elementwise import tanh_p
+    from fxad.rules.contraction.dot import dot_general_p
+    from fxad.rules.elementwise.transcendental import tanh_p
     backward = {}
     for name, policy in [("none", None), ("dots", cp.dots_saveable),
                          ("all", cp.everything_saveable)]:

@@ -1,5 +1,6 @@
-"""jit: every rule-table row under jit and its compositions, plus the decorator's behaviour
-(static arguments, the signature cache, concretization errors, pytrees, closures, dtypes).
+"""jit: the decorator's behaviour (static arguments, the signature cache, concretization
+errors, pytrees, closures, dtypes) and its compositions with the other transformations. Every
+rule-table row runs under jit in its own table (tests/rules/common.py's jit check).
 
 Expected values always come from un-jitted fxad or from NumPy, never from jit itself."""
 import ast
@@ -13,56 +14,10 @@ import fxad
 import fxad.numpy as fnp
 from fxad.errors import ConcretizationError
 from fxad.tree_util import tree_flatten
-from tests.rules import (test_dot, test_elementwise, test_indexing, test_reductions,
-                         test_structural)
 
 RTOL, ATOL = 1e-10, 1e-12
 
-# --- the rows -----------------------------------------------------------------------------------
-
-ROWS = []
-for _mod_name, _mod in (("elementwise", test_elementwise), ("reductions", test_reductions),
-                        ("structural", test_structural), ("indexing", test_indexing),
-                        ("dot", test_dot)):
-    for _name, _fn, _shapes in _mod.TABLE:
-        ROWS.append((_mod_name, _name, _fn, [tuple(s) for s in _shapes]))
-ROW_IDS = [f"{m}-{n}-{'x'.join(str(s) for s in shapes)}" for m, n, _, shapes in ROWS]
-UNARY_ROWS = [r for r in ROWS if len(r[3]) == 1]
-UNARY_IDS = [i for i, r in zip(ROW_IDS, ROWS) if len(r[3]) == 1]
-
-# Domains where every row's function is smooth and defined (elementwise by name).
-_SPECIAL = {"arccosh": (1.2, 2.0)}
-_SPECIAL.update({n: (0.5, 2.0) for n in ("log", "sqrt", "rsqrt", "pow", "log1p")})
-_SPECIAL.update({n: (-0.8, 0.8) for n in ("arcsin", "arccos", "arctanh")})
-_SPECIAL.update({n: (0.5, 2.0) for n in ("div", "reciprocal", "arctan2", "integer_pow_-2",
-                                         "abs", "sign")})
-
-
-def domain(module, name):
-    if module == "elementwise":
-        return _SPECIAL.get(name, (-1.0, 1.0))
-    if module == "reductions":
-        return (0.5, 2.0)  # the table's own grid: prod/std stay away from 0
-    return (-1.0, 1.0)
-
-
-def draw(shapes, lo, hi, batch=None, seed=0):
-    """Distinct values (no ties for max/min/argmax/where) spread over (lo, hi): an interior
-    linspace, jittered by < 1/4 of its step, shuffled, split over the arguments."""
-    rng = np.random.default_rng(seed)
-    sizes = [int(np.prod(s, dtype=int)) for s in shapes]
-    b = 1 if batch is None else batch
-    n = sum(sizes) * b
-    step = (hi - lo) / (n + 1)
-    vals = np.linspace(lo, hi, n + 2)[1:-1] + rng.uniform(-0.25, 0.25, n) * step
-    vals = rng.permutation(vals)
-    out, start = [], 0
-    for s, k in zip(shapes, sizes):
-        chunk = vals[start:start + k * b]
-        start += k * b
-        out.append(chunk.reshape(s if batch is None else (batch,) + s))
-    return out
-
+# --- helpers ---------------------------------------------------------------------------------
 
 def leaves(x):
     return [np.asarray(v) for v in tree_flatten(x)[0]]
@@ -74,87 +29,6 @@ def assert_tree_close(got, want, what=""):
     for a, b in zip(g, w):
         assert a.shape == b.shape, f"{what}: shape {a.shape} != {b.shape}"
         np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL, err_msg=what)
-
-
-def sum_sq(fn):
-    """A scalar function of the row: sum(f(*a)**2) (summed over all output leaves)."""
-    def s(*a):
-        out = tree_flatten(fn(*a))[0]
-        total = fnp.sum(out[0] ** 2)
-        for o in out[1:]:
-            total = total + fnp.sum(o ** 2)
-        return total
-    return s
-
-
-def args_for(module, name, shapes, **kw):
-    return draw(shapes, *domain(module, name), **kw)
-
-
-# --- table-driven: every row, every composition ---------------------------------------------
-
-@pytest.mark.parametrize("module,name,fn,shapes", ROWS, ids=ROW_IDS)
-def test_row_value(module, name, fn, shapes):
-    args = args_for(module, name, shapes)
-    assert_tree_close(fxad.jit(fn)(*args), fn(*args), "jit(f)")
-
-
-@pytest.mark.parametrize("module,name,fn,shapes", ROWS, ids=ROW_IDS)
-def test_row_jit_of_jit(module, name, fn, shapes):
-    args = args_for(module, name, shapes)
-    assert_tree_close(fxad.jit(fxad.jit(fn))(*args), fn(*args), "jit(jit(f))")
-
-
-@pytest.mark.parametrize("module,name,fn,shapes", ROWS, ids=ROW_IDS)
-def test_row_grad(module, name, fn, shapes):
-    args = args_for(module, name, shapes)
-    s = sum_sq(fn)
-    argnums = tuple(range(len(args)))
-    want = fxad.grad(s, argnums=argnums)(*args)
-    assert_tree_close(fxad.jit(fxad.grad(s, argnums=argnums))(*args), want, "jit(grad(s))")
-    assert_tree_close(fxad.grad(fxad.jit(s), argnums=argnums)(*args), want, "grad(jit(s))")
-
-
-@pytest.mark.parametrize("module,name,fn,shapes", ROWS, ids=ROW_IDS)
-def test_row_jvp(module, name, fn, shapes):
-    args = args_for(module, name, shapes)
-    tans = draw(shapes, -1.0, 1.0, seed=1)
-    want_out, want_t = fxad.jvp(fn, tuple(args), tuple(tans))
-    out, t = fxad.jvp(fxad.jit(fn), tuple(args), tuple(tans))
-    assert_tree_close(out, want_out, "jvp(jit(f)) primal")
-    assert_tree_close(t, want_t, "jvp(jit(f)) tangent")
-    out, t = fxad.jit(lambda p, v: fxad.jvp(fn, p, v))(tuple(args), tuple(tans))
-    assert_tree_close(out, want_out, "jit(jvp(f)) primal")
-    assert_tree_close(t, want_t, "jit(jvp(f)) tangent")
-
-
-@pytest.mark.parametrize("module,name,fn,shapes", ROWS, ids=ROW_IDS)
-def test_row_vmap(module, name, fn, shapes):
-    xs = args_for(module, name, shapes, batch=2)
-    want = fxad.vmap(fn)(*xs)
-    # vmap(f) itself against a Python loop over the batch
-    per = [fn(*[x[i] for x in xs]) for i in range(2)]
-    for k, w in enumerate(leaves(want)):
-        for i in range(2):
-            np.testing.assert_allclose(w[i], leaves(per[i])[k], rtol=RTOL, atol=ATOL)
-    assert_tree_close(fxad.vmap(fxad.jit(fn))(*xs), want, "vmap(jit(f))")
-    assert_tree_close(fxad.jit(fxad.vmap(fn))(*xs), want, "jit(vmap(f))")
-
-
-@pytest.mark.parametrize("module,name,fn,shapes", UNARY_ROWS, ids=UNARY_IDS)
-def test_row_hessian(module, name, fn, shapes):
-    (x,) = args_for(module, name, shapes)
-    s = sum_sq(fn)
-    want = fxad.hessian(s)(x)
-    assert_tree_close(fxad.hessian(fxad.jit(s))(x), want, "hessian(jit(s))")
-
-
-def test_table_is_complete():
-    """Every row of the five tables is exercised (and the tables are not empty)."""
-    n = sum(len(m.TABLE) for m in (test_elementwise, test_reductions, test_structural,
-                                   test_indexing, test_dot))
-    assert len(ROWS) == n and n > 200
-    assert len(set(ROW_IDS)) == len(ROW_IDS)
 
 
 # --- caching and static arguments ---------------------------------------------------------------

@@ -62,7 +62,7 @@ def test_returned_functions_pickle(name, fn, args):
 
 def test_primitives_stay_singletons():
     from fxad.rules.collective.reductions import psum_p
-    from fxad.rules.elementwise import sin_p
+    from fxad.rules.elementwise.transcendental import sin_p
     assert pickle.loads(pickle.dumps(sin_p)) is sin_p
     assert pickle.loads(pickle.dumps(psum_p)) is psum_p
 

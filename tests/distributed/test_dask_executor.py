@@ -17,7 +17,7 @@ import fxad  # noqa: E402
 from fxad import grad, jit, lax, pmap, shard_map, vmap  # noqa: E402
 from fxad.distributed import DaskExecutor, DistributedError  # noqa: E402
 from fxad.sharding import P, make_mesh  # noqa: E402
-from tests.rules.collective.test_collectives import CASES, IDS, _inputs  # noqa: E402
+from tests.rules.collective._cases import CASES, IDS, _inputs  # noqa: E402
 
 _TOL = dict(rtol=1e-12, atol=1e-12)
 
@@ -55,7 +55,7 @@ def test_grad_through_and_inside(ex):
 
 
 def _fuzz_programs(n):
-    from tests.test_fuzz import _generated
+    from tests.audits.test_fuzz import _generated
     return _generated(n)
 
 

@@ -172,6 +172,12 @@ PROGRAMS += [
     ("getitem", lambda x: x[1:3, ::-2] * x[0, None, 1:4] + x[-1, 2], (_A,)),
     ("getitem-ellipsis", lambda x: x[..., 1] * 2.0, (_X3[:, :3],)),
     ("getitem-ellipsis-only", lambda x: fnp.sin(x)[...] * 2.0, (_X3,)),  # (found by the fuzzer)
+    # new axes (older Numba cannot index with None: stride-0 axes of the same view)
+    ("getitem-new-leading-axis", lambda x: fnp.sin(x)[None] * 2.0, (_X3,)),
+    ("getitem-new-axes", lambda x: fnp.sin(x)[:, None, 1] + x[None, ..., None, 0], (_X3[:, :3],)),
+    ("getitem-new-axis-of-element", lambda x: x[1, 2, None] * 2.0, (_A,)),
+]
+PROGRAMS += [
     ("matmul", lambda a, b: a @ b, (_A, _B)),
     ("matmul-f32", lambda a, b: a @ b, (_A.astype(np.float32), _B.astype(np.float32))),
     ("matvec", lambda a, v: a @ v, (_A, _V)),
@@ -266,32 +272,30 @@ def _rule_rows_for(names):
     from tests.rules.test_coverage import TABLES
     rows, left = {}, set(names)
     for mod in TABLES.values():
-        for label, fn, shapes in mod.TABLE:
+        for row in mod.TABLE:
             if not left:
                 return rows
             try:
-                used = primitives_used(fn, shapes) & left
+                used = primitives_used(row.fn, row.shapes, row) & left
             except Exception:  # noqa: BLE001  (a row that needs other arguments to stage)
                 continue
             for p in used:
-                rows[p] = (label, fn, shapes)
+                rows[p] = row
             left -= used
     return rows
 
 
 def test_every_numba_lowering_compiles_in_a_row_and_matches_numpy_bit_for_bit():
     """Each primitive with a numba lowering compiles in some row of PROGRAMS or, failing that,
-    in a row of the rule tables, run here on both backends (values in (0.1, 0.9), inside
-    every family's domain)."""
+    in a row of the rule tables, run here on both backends (on the row's own arguments)."""
     seen = _table_compiled()
     nested = {"scan", "while_loop", "cond"}  # their bodies' primitives are listed inside
     assert nested <= seen
     have = {p.name for p in core.primitives() if "numba" in p.lowerings}
     rows = _rule_rows_for(have - seen - nested - {"jit"})
-    rng = np.random.default_rng(3)
-    for prim, (label, fn, shapes) in sorted(rows.items()):
-        args = [rng.uniform(0.1, 0.9, s) for s in shapes]
-        got, want, low = run_both(fn, *args, expect_compiled=False)
+    for prim, row in sorted(rows.items()):
+        args = row.args()
+        got, want, low = run_both(row.fn, *args, expect_compiled=False)
         assert_same(got, want)
         seen |= _compiled_primitives(low)
     assert have - seen - {"jit"} <= nested, sorted(have - seen)
@@ -502,7 +506,7 @@ def test_environment_variable_sets_the_default_backend(tmp_path):
 # --- the fuzzer's jit checks on this backend -------------------------------------------------------
 
 def test_fuzzer_jit_checks_on_the_numba_backend():
-    from tests import fuzz
+    from tests.audits import fuzz
     fxad.config.jit_backend = "numba"
     try:
         with warnings.catch_warnings():

@@ -9,8 +9,9 @@ import fxad.numpy as fnp
 from fxad.core import ShapedArray, get_aval
 from fxad.ir import simplify as S
 from fxad.ir.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, check_jaxpr
-from fxad.rules.elementwise import add_p, convert_element_type_p, cos_p, mul_p, sin_p
-from fxad.rules.structural import broadcast_to_p, reshape_p, transpose_p
+from fxad.rules.elementwise.arithmetic import add_p, convert_element_type_p, mul_p
+from fxad.rules.elementwise.transcendental import cos_p, sin_p
+from fxad.rules.structural.shape import broadcast_to_p, reshape_p, transpose_p
 
 X3 = np.array([0.3, -0.7, 1.1])
 

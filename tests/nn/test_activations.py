@@ -1,4 +1,4 @@
-"""fxad.nn's activations and utilities from jax.nn (fxad/nn_activations.py): values against
+"""fxad.nn's activations and utilities from jax.nn (fxad/nn/activations.py): values against
 mpmath, derivatives to second order (check_grads, both modes, away from kinks), JAX's
 derivative conventions at the kinks, finite values and derivatives at extreme inputs, vmap
 against a loop, jit against eager, dtypes."""

@@ -1,4 +1,4 @@
-"""fxad.nn.dot_product_attention (fxad/nn_attention.py): values against a NumPy reference
+"""fxad.nn.dot_product_attention (fxad/nn/attention.py): values against a NumPy reference
 (float64, exact) and JAX (whose softmax runs in float32, so agreement is to ~1e-6), grouped
 query heads, every kind of mask, derivatives to second order, extreme logits and -inf biases
 (finite values and gradients), vmap against a loop, jit against eager."""

@@ -8,7 +8,7 @@ import fxad
 from fxad import random as fr
 from fxad.errors import FxadValueError
 from fxad.nn import initializers as init
-from fxad.nn_initializers import compute_fans
+from fxad.nn.initializers import compute_fans
 
 K = fr.PRNGKey(3)
 

@@ -9,7 +9,7 @@ from fxad import nn
 from fxad.errors import FxadValueError
 
 from ..rules.common import grid, run_row
-from ..rules.test_windowed import reduce_window_reference
+from ..rules.reduction.test_windowed import reduce_window_reference
 
 
 def _x(shape, seed=0):

@@ -5,9 +5,8 @@ import pytest
 
 import fxad.numpy as fnp
 
-from ..rules.common import V7, check_values_match_numpy, check_vmap_matches_loop, grid, run_row
+from ..rules.common import MAT, V7, VEC, check_values_match_numpy, floats, grid, Row, row_tests
 
-R = np.random.default_rng(11)
 
 # (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
 VALUES = [
@@ -22,16 +21,19 @@ def test_values_match_numpy(name, f, argsets, kws):
 
 
 TABLE = [
-    ("spaces", lambda a, b: fnp.logspace(a[0], b[0], 4) * fnp.geomspace(a[0] + 3.0, b[0] + 3.0, 4),
-     [(1,), (1,)]),
+    Row("spaces", lambda a, b: fnp.logspace(a[0], b[0], 4) * fnp.geomspace(a[0] + 3.0, b[0] + 3.0, 4),
+        [(1,), (1,)], grid(-2, 2), unique=True),
+    # NumPy's calling forms: their values under vmap and jit
+    Row("full_traced", lambda x: fnp.full((2, 4), x), [()], floats(-2, 2), grad=False),
+    Row("full_like", lambda x: fnp.full_like(x, 2.0), [MAT], floats(-2, 2), grad=False),
+    Row("zeros_like", fnp.zeros_like, [MAT], floats(-2, 2), grad=False),
+    Row("ones_like", fnp.ones_like, [MAT], floats(-2, 2), grad=False),
+    Row("linspace_traced", lambda a, b: fnp.linspace(a, b, 5), [(), ()], floats(-2, 2), grad=False),
+    Row("array_of_tracers", lambda x, y: fnp.array([x, y, x]), [VEC, VEC], floats(-2, 2), grad=False),
+    Row("array_nested", lambda x, y: fnp.array([[x, y], [y, x]]), [(), ()], floats(-2, 2), grad=False),
+    Row("asarray_dtype", lambda x: fnp.asarray(x, np.float32), [MAT], floats(-2, 2), grad=False),
+    Row("astype_method", lambda x: x.astype(np.float32), [MAT], floats(-2, 2), grad=False),
 ]
+test_row = row_tests(TABLE)
 
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_creation(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2), unique=True)
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    check_vmap_matches_loop(fn, shapes, R)

@@ -1,15 +1,17 @@
 """Rule table: fxad.numpy.linalg's composites and the decompositions they rest on (pinv,
 lstsq, eig, cond, matrix_power, multi_dot, matrix_rank): values against NumPy, derivatives to
 second order in both modes, vmap against a loop. (The solves, factorizations and norms are
-rows of tests/rules/test_linalg.py.)"""
+rows of tests/rules/linalg/test_solve.py.)"""
 import numpy as np
 import pytest
 
 import fxad
 import fxad.numpy as fnp
+from fxad.scipy import linalg as fsl
 from fxad.test_util import check_grads
 
-from ..rules.common import M, V3, V7, check_values_match_numpy, check_vmap_matches_loop, grid, run_row
+from ..rules.linalg.inputs import M23, V4, rect_distinct, rng_args
+from ..rules.common import M, V3, V7, check_values_match_numpy, floats, grid, Row, row_tests
 
 R = np.random.default_rng(11)
 
@@ -52,39 +54,56 @@ def _sign_free(v):
     return v * fnp.diagonal(v)[None, :]
 
 
-TABLE = [
-    ("pinv", lambda a: fnp.linalg.pinv(2 * np.eye(3, 4) + 0.1 * a), [(3, 4)]),
-    ("pinv-tall", lambda a: fnp.linalg.pinv(2 * np.eye(4, 2) + 0.1 * a), [(4, 2)]),
-    ("lstsq", lambda a, b: fnp.linalg.lstsq(3 * np.eye(4, 3) + 0.2 * a, b)[0], [(4, 3), (4,)]),
-    ("lstsq-residuals", lambda a, b: fnp.linalg.lstsq(3 * np.eye(4, 2) + 0.2 * a, b)[1],
-     [(4, 2), (4, 2)]),
-    ("eig", lambda a: fnp.real(_sign_free(fnp.linalg.eig(SPREAD + 0.05 * a)[1]) * (1 + 0.5j))
-     + fnp.real(fnp.linalg.eigvals(SPREAD + 0.05 * a)), [(3, 3)]),
-    ("cond", lambda a: fnp.linalg.cond(SPREAD + 0.1 * a), [(3, 3)]),
-    ("cond-1", lambda a: fnp.linalg.cond(SPREAD + 0.1 * (a + 2.005), 1), [(3, 3)]),
-    ("matrix_power", lambda a: fnp.linalg.matrix_power(a, 3) + fnp.linalg.matrix_power(
-        3 * np.eye(2) + 0.2 * a, -2), [(2, 2)]),
-    ("multi_dot", lambda a, b, c: fnp.linalg.multi_dot([a, b, c]), [(3,), (3, 4), (4, 2)]),
-]
-
-
 def _off_kinks(a):
     """cond(_, 1) sums |entries| of the matrix and of its inverse: none may sit at 0."""
     m = SPREAD + 0.1 * (a + 2.005)
     return bool(np.min(np.abs(np.linalg.inv(m))) > 1e-3)
 
 
-ASSUME = {"cond-1": _off_kinks}
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_linalg(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2), unique=True, assume=ASSUME.get(name))
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    check_vmap_matches_loop(fn, shapes, R)
+D = grid(-2, 2)
+TABLE = [
+    Row("pinv", lambda a: fnp.linalg.pinv(2 * np.eye(3, 4) + 0.1 * a), [(3, 4)], D, unique=True),
+    Row("pinv-tall", lambda a: fnp.linalg.pinv(2 * np.eye(4, 2) + 0.1 * a), [(4, 2)], D,
+        unique=True),
+    Row("lstsq", lambda a, b: fnp.linalg.lstsq(3 * np.eye(4, 3) + 0.2 * a, b)[0], [(4, 3), (4,)],
+        D, unique=True),
+    Row("lstsq-residuals", lambda a, b: fnp.linalg.lstsq(3 * np.eye(4, 2) + 0.2 * a, b)[1],
+        [(4, 2), (4, 2)], D, unique=True),
+    Row("eig", lambda a: fnp.real(_sign_free(fnp.linalg.eig(SPREAD + 0.05 * a)[1]) * (1 + 0.5j))
+        + fnp.real(fnp.linalg.eigvals(SPREAD + 0.05 * a)), [(3, 3)], D, unique=True),
+    Row("cond", lambda a: fnp.linalg.cond(SPREAD + 0.1 * a), [(3, 3)], D, unique=True),
+    Row("cond-1", lambda a: fnp.linalg.cond(SPREAD + 0.1 * (a + 2.005), 1), [(3, 3)], D,
+        unique=True, assume=_off_kinks),
+    Row("matrix_power", lambda a: fnp.linalg.matrix_power(a, 3) + fnp.linalg.matrix_power(
+        3 * np.eye(2) + 0.2 * a, -2), [(2, 2)], D, unique=True),
+    Row("multi_dot", lambda a, b, c: fnp.linalg.multi_dot([a, b, c]), [(3,), (3, 4), (4, 2)], D,
+        unique=True),
+]
+TABLE += [Row(*r, floats(-1, 1), rtol=1e-10) if not isinstance(r, Row) else r for r in [
+    # norms (finite differences need no kink: V4 and M23 keep entries away from 0)
+    ("norm_vec2", lambda x: fnp.linalg.norm(x + V4), [(4,)]),
+    ("norm_vec1", lambda x: fnp.linalg.norm(x + V4, 1), [(4,)]),
+    ("norm_vec_inf", lambda x: fnp.linalg.norm(x + V4, np.inf), [(4,)]),
+    ("norm_vec_neg_inf", lambda x: fnp.linalg.norm(x + V4, -np.inf), [(4,)]),
+    ("norm_vec3", lambda x: fnp.linalg.norm(x + V4, 3), [(4,)]),
+    ("norm_vec0", lambda x: fnp.linalg.norm(x + V4, 0), [(4,)]),
+    ("norm_axis", lambda x: fnp.linalg.norm(x + M23, axis=1, keepdims=True), [(2, 3)]),
+    ("norm_flat", lambda x: fnp.linalg.norm(x + 2.0), [(2, 2, 3)]),
+    ("norm_fro", lambda x: fnp.linalg.norm(x + M23, "fro"), [(2, 3)]),
+    ("norm_nuc", lambda x: fnp.linalg.norm(rect_distinct(x), "nuc"), [(3, 4)]),
+    ("norm_mat2", lambda x: fnp.linalg.norm(rect_distinct(x), 2), [(4, 3)]),
+    ("norm_mat_neg2", lambda x: fnp.linalg.norm(rect_distinct(x), -2, axis=(1, 2)), [(2, 4, 3)]),
+    ("norm_mat1", lambda x: fnp.linalg.norm(x + M23, 1), [(2, 3)]),
+    ("norm_mat_inf", lambda x: fnp.linalg.norm(x + M23, np.inf, keepdims=True), [(2, 3)]),
+    ("norm_mat_neg1", lambda x: fnp.linalg.norm(x + M23, -1), [(2, 3)]),
+    ("norm_mat_neg_inf", lambda x: fnp.linalg.norm(x + M23, -np.inf, axis=(1, 0)), [(2, 3)]),
+    Row("vmap_norm", lambda x: fnp.linalg.norm(x, 2, axis=0), [(3, 2)], floats(-1, 1), grad=False,
+        in_axes=[0], rtol=1e-10),
+    Row("vmap_norm_nuc", lambda x: fnp.linalg.norm(rect_distinct(x), "nuc"), [(3, 2)], floats(-1, 1),
+        grad=False, in_axes=[0], rtol=1e-10),
+    ("scipy_norm", lambda x: fsl.norm(x + 2.0), [(3,)]),
+]]
+test_row = row_tests(TABLE)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -122,3 +141,28 @@ def test_all_lists_every_public_function():
               and callable(getattr(fnp.linalg, n)) and getattr(np.linalg, n, None) is not None}
     assert public <= set(fnp.linalg.__all__), sorted(public - set(fnp.linalg.__all__))
     assert {"solve", "det", "svd", "matrix_norm", "tensorsolve"} <= set(fnp.linalg.__all__)
+
+
+@pytest.mark.parametrize("ord", [None, 1, 2, np.inf, -np.inf, 0, 3, -1])
+def test_vector_norm_values(ord):
+    x = rng_args([(2, 5)])[0]
+    np.testing.assert_allclose(fnp.linalg.norm(x, ord, axis=1), np.linalg.norm(x, ord, axis=1))
+
+
+@pytest.mark.parametrize("ord", [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf])
+def test_matrix_norm_values(ord):
+    x = rng_args([(2, 4, 3)])[0]
+    for axis in [(1, 2), (2, 0)]:
+        np.testing.assert_allclose(fnp.linalg.norm(x, ord, axis, keepdims=True),
+                                   np.linalg.norm(x, ord, axis, keepdims=True))
+    np.testing.assert_allclose(fnp.linalg.norm(x[0], ord), np.linalg.norm(x[0], ord))
+
+
+@pytest.mark.parametrize("f", [lambda x: fnp.linalg.norm(x), lambda x: fnp.linalg.norm(x, 2),
+                               lambda x: fnp.linalg.norm(x.reshape(2, 2), "fro"),
+                               lambda x: fnp.linalg.norm(x, 3)])
+def test_norm_gradient_at_zero_is_finite(f):
+    z = np.zeros(4)
+    np.testing.assert_array_equal(fxad.grad(f)(z), np.zeros(4))
+    assert np.all(np.isfinite(fxad.hessian(f)(z)))
+    np.testing.assert_allclose(fxad.grad(f)(np.array([3.0, 0, 0, 0]))[0], 1.0)

@@ -6,7 +6,8 @@ import pytest
 
 import fxad.numpy as fnp
 
-from ..rules.common import check_values_match_numpy, check_vmap_matches_loop, grid, run_row
+from ..rules.common import (MAT, T3D, VEC, check_values_match_numpy, floats, grid, Row,
+                            row_tests)
 
 R = np.random.default_rng(7)
 Z = R.standard_normal((3, 4)) + 1j * R.standard_normal((3, 4))
@@ -31,18 +32,63 @@ def test_vdot_derivatives_complex():
     from fxad.test_util import check_grads
     check_grads(lambda a, b: fnp.vdot(a, b), (Z, W), order=2)
 
+
 TABLE = [
-    ("kron", lambda x, y: fnp.kron(x, y), [(2, 2), (2, 3)]),
-    ("cross", lambda x, y: fnp.cross(x, y), [(2, 3), (3,)]),
-    ("vdot", lambda x, y: fnp.vdot(x, y), [(2, 3), (2, 3)]),
+    Row("kron", lambda x, y: fnp.kron(x, y), [(2, 2), (2, 3)], grid(-2, 2), unique=True),
+    Row("cross", lambda x, y: fnp.cross(x, y), [(2, 3), (3,)], grid(-2, 2), unique=True),
+    Row("vdot", lambda x, y: fnp.vdot(x, y), [(2, 3), (2, 3)], grid(-2, 2), unique=True),
+    # NumPy's calling forms: their values under vmap and jit
+    Row("dot_mm", fnp.dot, [MAT, (5, 2)], floats(-2, 2), grad=False),
+    Row("dot_mv", fnp.dot, [MAT, VEC], floats(-2, 2), grad=False),
+    Row("dot_vm", fnp.dot, [(4,), MAT], floats(-2, 2), grad=False),
+    Row("dot_vv", fnp.dot, [VEC, VEC], floats(-2, 2), grad=False),
+    Row("dot_nd", fnp.dot, [T3D, (4, 5, 2)], floats(-2, 2), grad=False),
+    Row("dot_scalar", fnp.dot, [(), MAT], floats(-2, 2), grad=False),
+    Row("dot_method", lambda x, y: x.dot(y), [MAT, VEC], floats(-2, 2), grad=False, traced_first=True),
+    Row("np_dispatch_dot", np.dot, [MAT, VEC], floats(-2, 2), grad=False),
+    Row("matmul_mm", fnp.matmul, [MAT, (5, 2)], floats(-2, 2), grad=False),
+    Row("matmul_op", lambda x, y: x @ y, [MAT, (5, 2)], floats(-2, 2), grad=False),
+    Row("matmul_batch", fnp.matmul, [T3D, (5, 2)], floats(-2, 2), grad=False),
+    Row("matmul_batch_both", fnp.matmul, [T3D, (2, 5, 4)], floats(-2, 2), grad=False),
+    Row("matmul_bcast_batch", fnp.matmul, [(2, 1, 4, 5), (4, 5, 2)], floats(-2, 2), grad=False),
+    Row("matmul_vm", fnp.matmul, [(4,), MAT], floats(-2, 2), grad=False),
+    Row("matmul_mv", fnp.matmul, [MAT, VEC], floats(-2, 2), grad=False),
+    Row("matmul_v_batch", fnp.matmul, [(4,), T3D], floats(-2, 2), grad=False),
+    Row("matmul_batch_v", fnp.matmul, [T3D, VEC], floats(-2, 2), grad=False),
+    Row("matmul_vv", fnp.matmul, [VEC, VEC], floats(-2, 2), grad=False),
+    Row("tensordot_2", fnp.tensordot, [T3D, MAT], floats(-2, 2), grad=False),
+    Row("tensordot_1", lambda a, b: fnp.tensordot(a, b, 1), [T3D, (5, 2)], floats(-2, 2), grad=False),
+    Row("tensordot_0", lambda a, b: fnp.tensordot(a, b, 0), [(2,), VEC], floats(-2, 2), grad=False),
+    Row("tensordot_pairs", lambda a, b: fnp.tensordot(a, b, ([0, 2], [1, 0])), [T3D, (5, 2)],
+        floats(-2, 2), grad=False),
+    Row("tensordot_ints", lambda a, b: fnp.tensordot(a, b, (1, -1)), [T3D, (2, 4)], floats(-2, 2),
+        grad=False),
+    Row("einsum_matmul", lambda a, b: fnp.einsum("ij,jk->ik", a, b), [MAT, (5, 2)], floats(-2, 2),
+        grad=False),
+    Row("einsum_implicit", lambda a, b: fnp.einsum("ij,jk", a, b), [MAT, (5, 2)], floats(-2, 2), grad=False),
+    Row("einsum_full_contract", lambda a, b: fnp.einsum("ij,ij->", a, b), [MAT, MAT], floats(-2, 2),
+        grad=False),
+    Row("einsum_batch", lambda a, b: fnp.einsum("bij,bjk->bik", a, b), [T3D, (2, 5, 4)], floats(-2, 2),
+        grad=False),
+    Row("einsum_transpose_out", lambda a, b: fnp.einsum("ij,kj->jki", a, b), [MAT, (2, 5)],
+        floats(-2, 2), grad=False),
+    Row("einsum_sum_axis", lambda a, b: fnp.einsum("ijk,k->i", a, b), [T3D, VEC], floats(-2, 2), grad=False),
+    Row("einsum_outer", lambda a, b: fnp.einsum("i,j->ij", a, b), [(4,), VEC], floats(-2, 2), grad=False),
+    Row("einsum_unary", lambda a: fnp.einsum("ijk->kj", a), [T3D], floats(-2, 2), grad=False),
+    Row("einsum_3_chain", lambda a, b, c: fnp.einsum("ij,jk,kl->il", a, b, c), [MAT, (5, 2), (2, 4)],
+        floats(-2, 2), grad=False),
+    Row("einsum_3_quadratic", lambda a, b, c: fnp.einsum("i,ij,j->", a, b, c), [(4,), MAT, VEC],
+        floats(-2, 2), grad=False),
+    Row("einsum_3_batch", lambda a, b, c: fnp.einsum("bi,bij,bj->b", a, b, c), [(2, 4), T3D, (2, 5)],
+        floats(-2, 2), grad=False),
+    Row("inner_vv", fnp.inner, [VEC, VEC], floats(-2, 2), grad=False),
+    Row("inner_mm", fnp.inner, [MAT, (2, 5)], floats(-2, 2), grad=False),
+    Row("inner_scalar", fnp.inner, [(), VEC], floats(-2, 2), grad=False),
+    Row("outer_vv", fnp.outer, [(4,), VEC], floats(-2, 2), grad=False),
+    Row("outer_mv", fnp.outer, [MAT, (2,)], floats(-2, 2), grad=False),
+    Row("vdot_vv", fnp.vdot, [VEC, VEC], floats(-2, 2), grad=False),
+    Row("vdot_mm", fnp.vdot, [MAT, MAT], floats(-2, 2), grad=False),
 ]
+test_row = row_tests(TABLE)
 
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_products(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2), unique=True)
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    check_vmap_matches_loop(fn, shapes, R)

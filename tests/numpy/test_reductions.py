@@ -6,9 +6,9 @@ import pytest
 
 import fxad.numpy as fnp
 
-from ..rules.common import M, MASK, check_values_match_numpy, check_vmap_matches_loop, grid, run_row
+from ..rules.common import (
+    M, MASK, MAT, T3D, VEC, check_values_match_numpy, floats, grid, ints, Row, row_tests, ties)
 
-R = np.random.default_rng(7)
 
 # (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
 VALUES = [
@@ -55,21 +55,43 @@ def test_values_match_numpy(name, f, argsets, kws):
 
 
 TABLE = [
-    ("var-ddof", lambda x: fnp.var(x, axis=0, ddof=1), [(3, 2)]),
-    ("std-keepdims", lambda x: fnp.std(x, axis=1, keepdims=True), [(2, 3)]),
-    ("average", lambda x, w: fnp.average(x, axis=1, weights=w * w + 1.0), [(2, 3), (3,)]),
-    ("nansum", lambda x: fnp.nansum(x * x), [(2, 3)]),
-    ("nanmean", lambda x: fnp.nanmean(x * x, axis=0), [(2, 3)]),
-    ("reductions-where", lambda x: fnp.sum(x, 1, where=MASK) + fnp.prod(x, where=MASK, initial=2.0)
-     + fnp.max(x, 0, initial=0.505).sum() + fnp.mean(x, where=MASK), [(2, 3)]),
+    Row("var-ddof", lambda x: fnp.var(x, axis=0, ddof=1), [(3, 2)], grid(-2, 2), unique=True),
+    Row("std-keepdims", lambda x: fnp.std(x, axis=1, keepdims=True), [(2, 3)], grid(-2, 2), unique=True),
+    Row("average", lambda x, w: fnp.average(x, axis=1, weights=w * w + 1.0), [(2, 3), (3,)],
+        grid(-2, 2), unique=True),
+    Row("nansum", lambda x: fnp.nansum(x * x), [(2, 3)], grid(-2, 2), unique=True),
+    Row("nanmean", lambda x: fnp.nanmean(x * x, axis=0), [(2, 3)], grid(-2, 2), unique=True),
+    Row("reductions-where", lambda x: fnp.sum(x, 1, where=MASK) + fnp.prod(x, where=MASK, initial=2.0)
+     + fnp.max(x, 0, initial=0.505).sum() + fnp.mean(x, where=MASK), [(2, 3)], grid(-2, 2), unique=True),
+    # NumPy's calling forms: their values under vmap and jit
+    *[Row(f"{r}_axis{ax}{'_keep' if kd else ''}",
+       (lambda r, ax, kd: lambda x: getattr(fnp, r)(x, axis=ax, keepdims=kd))(r, ax, kd),
+       [T3D], ties() if r in ("max", "min", "amax", "amin") else floats(-2, 2), grad=False)
+  for r in ("sum", "mean", "prod", "max", "min", "var", "std") for ax, kd in ((None, False), (0, False),
+      (1, False), (-1, True), ((0, 2), False),
+                     ((0, 2), True), (None, True))],
+    Row("amax", lambda x: fnp.amax(x, axis=1), [MAT], ties(), grad=False),
+    Row("amin", lambda x: fnp.amin(x, 0), [MAT], ties(), grad=False),
+    Row("sum_vector", fnp.sum, [VEC], floats(-2, 2), grad=False),
+    Row("sum_scalar", fnp.sum, [()], floats(-2, 2), grad=False),
+    Row("sum_int", lambda x: fnp.sum(x, axis=0), [MAT], ints(-5, 5), grad=False),
+    Row("sum_dtype", lambda x: fnp.sum(x, dtype=np.float32), [MAT], floats(-2, 2), grad=False),
+    Row("mean_int", fnp.mean, [MAT], ints(-5, 5), grad=False),
+    Row("var_ddof", lambda x: fnp.var(x, axis=1, ddof=1), [MAT], floats(-2, 2), grad=False),
+    Row("std_ddof", lambda x: fnp.std(x, axis=(0, 1), ddof=1, keepdims=True), [T3D], floats(-2, 2),
+        grad=False),
+    Row("sum_method", lambda x: x.sum(axis=1), [MAT], floats(-2, 2), grad=False),
+    Row("mean_method", lambda x: x.mean(), [MAT], floats(-2, 2), grad=False),
+    Row("max_method", lambda x: x.max(axis=-1, keepdims=True), [MAT], ties(), grad=False),
+    Row("np_dispatch_sum", lambda x: np.sum(x, axis=0), [MAT], floats(-2, 2), grad=False),
+    *[Row(f"{r}_axis{ax}{'_keep' if kd else ''}",
+       (lambda r, ax, kd: lambda x: getattr(fnp, r)(x, axis=ax, keepdims=kd))(r, ax, kd),
+       [T3D], ties(), grad=False)
+  for r in ("argmax", "argmin") for ax, kd in ((None, False), (0, False), (1, False), (-1, False), (2, True),
+                     (None, True))],
+    Row("argmax_method", lambda x: x.argmax(axis=0), [MAT], floats(-2, 2), grad=False),
+    Row("fnp_cumsum_flat", fnp.cumsum, [MAT], floats(-2, 2), grad=False),
 ]
+test_row = row_tests(TABLE)
 
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_reductions(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2), unique=True)
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    check_vmap_matches_loop(fn, shapes, R)

@@ -6,10 +6,8 @@ import pytest
 
 import fxad.numpy as fnp
 
-from ..rules.common import (
-    XP, M, V3, V7, check_values_match_numpy, check_vmap_matches_loop, grid, run_row)
+from ..rules.common import M, V3, V7, XP, check_values_match_numpy, grid, Row, row_tests
 
-R = np.random.default_rng(11)
 
 # (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
 VALUES = [
@@ -51,28 +49,22 @@ def test_values_match_numpy(name, f, argsets, kws):
 
 
 TABLE = [
-    ("diff", lambda x: fnp.diff(x, n=2, axis=0, prepend=0.5) ** 2, [(4, 2)]),
-    ("gradient", lambda x: fnp.gradient(x, 0.3, edge_order=2) ** 2, [(5,)]),
-    ("gradient-axes", lambda x: fnp.gradient(x)[1] * fnp.gradient(x)[0], [(3, 4)]),
-    ("trapezoid", lambda y, x: fnp.trapezoid(y ** 2, fnp.cumsum(x * x + 0.1)), [(4,), (4,)]),
-    ("polyval", lambda p, x: fnp.polyval(p, x), [(3,), (4,)]),
-    ("vander-polyfit", lambda x, y: fnp.vander(x, 3)
-     * fnp.polyfit(np.arange(4.0) + 0.1 * x, y, 2), [(4,), (4,)]),  # nodes kept apart
-    ("interp", lambda x, fp: fnp.interp(x, XP, fp), [(6,), (5,)]),
-    ("interp-xp", lambda x, s: fnp.interp(x, XP + 0.1 * fnp.tanh(s), XP ** 3), [(6,), (5,)]),
-    ("bincount-cbrt", lambda w: fnp.bincount(np.array([0, 2, 2, 1]), weights=w ** 2)
-     * fnp.cbrt(w + 3.0)[:3], [(4,)]),
+    Row("diff", lambda x: fnp.diff(x, n=2, axis=0, prepend=0.5) ** 2, [(4, 2)], grid(-2, 2), unique=True),
+    Row("gradient", lambda x: fnp.gradient(x, 0.3, edge_order=2) ** 2, [(5,)], grid(-2, 2), unique=True),
+    Row("gradient-axes", lambda x: fnp.gradient(x)[1] * fnp.gradient(x)[0], [(3, 4)], grid(-2, 2),
+        unique=True),
+    Row("trapezoid", lambda y, x: fnp.trapezoid(y ** 2, fnp.cumsum(x * x + 0.1)), [(4,), (4,)],
+        grid(-2, 2), unique=True),
+    Row("polyval", lambda p, x: fnp.polyval(p, x), [(3,), (4,)], grid(-2, 2), unique=True),
+    Row("vander-polyfit", lambda x, y: fnp.vander(x, 3)
+     * fnp.polyfit(np.arange(4.0) + 0.1 * x, y, 2), [(4,), (4,)], grid(-2, 2), unique=True),
+    Row("interp", lambda x, fp: fnp.interp(x, XP, fp), [(6,), (5,)], grid(-2, 2), unique=True),
+    Row("interp-xp", lambda x, s: fnp.interp(x, XP + 0.1 * fnp.tanh(s), XP ** 3), [(6,), (5,)],
+        grid(-2, 2), unique=True),
+    Row("bincount-cbrt", lambda w: fnp.bincount(np.array([0, 2, 2, 1]), weights=w ** 2)
+     * fnp.cbrt(w + 3.0)[:3], [(4,)], grid(-2, 2), unique=True),
 ]
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_series(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2), unique=True)
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    check_vmap_matches_loop(fn, shapes, R)
+test_row = row_tests(TABLE)
 
 
 def test_histogram_is_numpys_bit_for_bit():

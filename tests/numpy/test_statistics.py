@@ -5,10 +5,8 @@ import pytest
 
 import fxad.numpy as fnp
 
-from ..rules.common import (
-    MASK, NANS, M, V7, check_values_match_numpy, check_vmap_matches_loop, grid, run_row)
+from ..rules.common import M, MASK, NANS, V7, check_values_match_numpy, grid, Row, row_tests
 
-R = np.random.default_rng(11)
 
 # (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
 VALUES = [
@@ -42,30 +40,26 @@ def test_values_match_numpy(name, f, argsets, kws):
 
 
 TABLE = [
-    ("median", lambda x: fnp.median(x, axis=1) ** 2, [(2, 5)]),
-    ("quantile", lambda x: fnp.quantile(x, [0.2, 0.75], axis=0), [(5, 2)]),
-    ("percentile-nearest", lambda x: fnp.percentile(x, 40, method="nearest") * x, [(4,)]),
-    ("nanmax-nanmin", lambda x: fnp.nanmax(fnp.where(MASK, np.nan, x), axis=1)
-     * fnp.nanmin(fnp.where(MASK, np.nan, x)), [(2, 3)]),
-    ("nanvar-nanstd", lambda x: fnp.nanvar(fnp.where(MASK, np.nan, x), axis=1)
-     + fnp.nanstd(fnp.where(MASK, np.nan, x), ddof=1), [(2, 3)]),
-    ("nanprod", lambda x: fnp.nanprod(fnp.where(MASK, np.nan, x), axis=0), [(2, 3)]),
-    ("ptp", lambda x: fnp.ptp(x, axis=0), [(3, 2)]),
-    ("cov", lambda x: fnp.cov(x), [(2, 4)]),
-    ("cov-weights", lambda x, w: fnp.cov(x, aweights=w * w + 0.5, rowvar=False), [(4, 2), (4,)]),
-    ("corrcoef", lambda x: fnp.corrcoef(x), [(3, 4)]),
-    ("nanquantile", lambda x: fnp.nanquantile(fnp.where(MASK, np.nan, x), [0.3, 0.8], axis=1)
-     + fnp.nanmedian(fnp.where(MASK, np.nan, x)), [(2, 3)]),
-    ("nancumsum", lambda x: fnp.nancumsum(fnp.where(MASK, np.nan, x), axis=1)
-     * fnp.nancumprod(fnp.where(MASK, np.nan, x)).reshape(2, 3), [(2, 3)]),
+    Row("median", lambda x: fnp.median(x, axis=1) ** 2, [(2, 5)], grid(-2, 2), unique=True),
+    Row("quantile", lambda x: fnp.quantile(x, [0.2, 0.75], axis=0), [(5, 2)], grid(-2, 2), unique=True),
+    Row("percentile-nearest", lambda x: fnp.percentile(x, 40, method="nearest") * x, [(4,)],
+        grid(-2, 2), unique=True),
+    Row("nanmax-nanmin", lambda x: fnp.nanmax(fnp.where(MASK, np.nan, x), axis=1)
+     * fnp.nanmin(fnp.where(MASK, np.nan, x)), [(2, 3)], grid(-2, 2), unique=True),
+    Row("nanvar-nanstd", lambda x: fnp.nanvar(fnp.where(MASK, np.nan, x), axis=1)
+     + fnp.nanstd(fnp.where(MASK, np.nan, x), ddof=1), [(2, 3)], grid(-2, 2), unique=True),
+    Row("nanprod", lambda x: fnp.nanprod(fnp.where(MASK, np.nan, x), axis=0), [(2, 3)], grid(-2, 2),
+        unique=True),
+    Row("ptp", lambda x: fnp.ptp(x, axis=0), [(3, 2)], grid(-2, 2), unique=True),
+    Row("cov", lambda x: fnp.cov(x), [(2, 4)], grid(-2, 2), unique=True),
+    Row("cov-weights", lambda x, w: fnp.cov(x, aweights=w * w + 0.5, rowvar=False), [(4, 2), (4,)],
+        grid(-2, 2), unique=True),
+    Row("corrcoef", lambda x: fnp.corrcoef(x), [(3, 4)], grid(-2, 2), unique=True),
+    Row("nanquantile", lambda x: fnp.nanquantile(fnp.where(MASK, np.nan, x), [0.3, 0.8], axis=1)
+     + fnp.nanmedian(fnp.where(MASK, np.nan, x)), [(2, 3)], grid(-2, 2), unique=True),
+    Row("nancumsum", lambda x: fnp.nancumsum(fnp.where(MASK, np.nan, x), axis=1)
+     * fnp.nancumprod(fnp.where(MASK, np.nan, x)).reshape(2, 3), [(2, 3)], grid(-2, 2), unique=True),
 ]
+test_row = row_tests(TABLE)
 
 
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_statistics(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2), unique=True)
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    check_vmap_matches_loop(fn, shapes, R)

@@ -90,3 +90,29 @@ def test_a_tuple_index_is_not_an_array():
 def test_a_ragged_list_still_fails_clearly():
     with pytest.raises((ValueError, fxad.errors.TracerArrayConversionError)):
         fxad.grad(lambda x: fnp.sum(fnp.sin([x[0], x[1:]])))(X)
+
+
+# Functions whose list argument is a sequence of arrays, not one array.
+TAKE_SEQUENCES = {"array", "asarray", "concatenate", "concat", "stack", "vstack", "hstack",
+                  "dstack", "column_stack", "row_stack", "block", "einsum", "select",
+                  "piecewise", "choose", "lexsort", "ix_", "meshgrid", "broadcast_arrays",
+                  "multi_dot", "savez", "apply_along_axis", "apply_over_axes", "vectorize",
+                  "frompyfunc", "fromfunction"}
+# Helpers of fxad.numpy.linalg that scipy.linalg shares (not NumPy's names).
+HELPERS = {"as_float", "hermitian_matrices", "identity_like", "normalize_axes", "safe_l2",
+           "solve_operands", "stack_traced_lists"}
+
+
+@pytest.mark.parametrize("space", ["numpy", "numpy.linalg", "numpy.fft"])
+def test_every_python_function_stacks_lists_where_it_is_defined(space):
+    """Each public function written in Python (and those of rules/ that read the dtype first)
+    is decorated where it is defined (`@stack_traced_lists`), not rebound on import."""
+    import types
+    ns = {"numpy": fnp, "numpy.linalg": fnp.linalg, "numpy.fft": fnp.fft}[space]
+    missing = [name for name, f in vars(ns).items()
+               if not name.startswith("_") and name not in TAKE_SEQUENCES | HELPERS
+               and isinstance(f, types.FunctionType)
+               and (f.__module__.startswith("fxad.numpy")
+                    or name in ("real", "imag", "conj", "conjugate", "sign", "angle"))
+               and not getattr(f, "_stacks_lists", False)]
+    assert not missing, missing

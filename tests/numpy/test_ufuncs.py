@@ -1,16 +1,17 @@
-"""Rule table: fxad.numpy.ufuncs, the NumPy ufuncs built from primitives (logaddexp, exp2, log2,
-hypot, sinc, clip, copysign, fmax / fmin, float_power, fmod / divmod, ldexp, modf, ...):
-values against NumPy, derivatives to second order in both modes, vmap against a loop."""
+"""Rule table: fxad.numpy.ufuncs, NumPy's ufuncs on traced values (logaddexp, sinc, clip,
+fmax / fmin, fmod / divmod, vecdot, the operators, ...): values against NumPy, and each row's
+derivatives, vmap and jit (tests/rules/common.py)."""
 import numpy as np
 import pytest
 
 import fxad
 import fxad.numpy as fnp
+from fxad import lax
 
 from ..rules.common import (
-    MASK, M, V3, V7, _clip, check_values_match_numpy, check_vmap_matches_loop, grid, run_row)
+    M, MASK, MAT, T3D, V3, V7, VEC, _clip, away_from_zero, bools, check_values_match_numpy,
+    floats, grid, ints, Row, row_tests, ties)
 
-R = np.random.default_rng(7)
 
 # (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
 VALUES = [
@@ -37,34 +38,6 @@ def test_values_match_numpy(name, f, argsets, kws):
     check_values_match_numpy(f, argsets, kws)
 
 
-TABLE = [
-    ("logaddexp", lambda x, y: fnp.logaddexp(x, y), [(2, 3), (3,)]),
-    ("logaddexp2", lambda x, y: fnp.logaddexp2(x, y), [(2, 3), (2, 3)]),
-    ("exp2", fnp.exp2, [(2, 3)]),
-    ("log2", lambda x: fnp.log2(x * x + 1.0), [(2, 3)]),
-    ("log10", lambda x: fnp.log10(x * x + 1.0), [(2, 3)]),
-    ("hypot", lambda x, y: fnp.hypot(x + 3.0, y), [(2, 3), (3,)]),  # kink at the origin
-    ("deg2rad", fnp.deg2rad, [(3,)]),
-    ("rad2deg", fnp.rad2deg, [(3,)]),
-    ("sinc", fnp.sinc, [(2, 3)]),
-    ("fabs", lambda x: fnp.fabs(x + 3.0), [(3,)]),
-    ("clip", lambda x: fnp.clip(x, -0.5, 0.5) * x, [(2, 3)]),
-    ("nan_to_num", lambda x: fnp.nan_to_num(x) * x, [(3,)]),
-    ("copysign-heaviside", lambda x, y: fnp.copysign(x + 0.005, y + 0.005)
-     * fnp.heaviside(x + 0.005, y),
-     [(2, 3), (3,)]),
-    ("fmax-fmin", lambda x, y: fnp.fmax(fnp.where(MASK, np.nan, x), y + 0.005)
-     + fnp.fmin(x, fnp.where(MASK[0], np.nan, y + 0.005)), [(2, 3), (3,)]),
-    ("float_power", lambda x: fnp.float_power(x * x + 0.5, 1.5), [(3,)]),
-    ("fmod-divmod", lambda x, y: fnp.fmod(x, y * y + 0.7071) * fnp.divmod(x + 0.005, 0.7071)[1],
-     [(2, 3), (3,)]),
-    ("trunc-signbit", lambda x: (x + 0.005) * fnp.trunc(x + 0.005)
-     + fnp.where(fnp.signbit(x + 0.005), x, 2 * x), [(2, 3)]),
-    ("vecdot-ldexp-modf", lambda x, y: fnp.vecdot(x, y)[:, None] * fnp.ldexp(x, 2)
-     + fnp.modf(x + 0.005)[0], [(2, 3), (3,)]),
-]
-
-
 def _off_jumps(x, y):
     """fmod(x, d) jumps where x is a nonzero multiple of d = y² + 0.7071."""
     r = x / (y * y + 0.7071)
@@ -72,21 +45,112 @@ def _off_jumps(x, y):
     return bool(np.all((k == 0) | (np.abs(r - k) > 1e-3)))
 
 
-ASSUME = {"fmod-divmod": _off_jumps}
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_ufuncs(name, fn, shapes):
-    run_row(fn, shapes, grid(-2, 2), unique=True, assume=ASSUME.get(name))
-
-
-@pytest.mark.parametrize("name,fn,shapes", TABLE, ids=[t[0] for t in TABLE])
-def test_vmap_matches_loop(name, fn, shapes):
-    check_vmap_matches_loop(fn, shapes, R)
+TABLE = [
+    Row("logaddexp", lambda x, y: fnp.logaddexp(x, y), [(2, 3), (3,)], grid(-2, 2), unique=True),
+    Row("logaddexp2", lambda x, y: fnp.logaddexp2(x, y), [(2, 3), (2, 3)], grid(-2, 2),
+        unique=True),
+    Row("deg2rad", fnp.deg2rad, [(3,)], grid(-2, 2), unique=True),
+    Row("rad2deg", fnp.rad2deg, [(3,)], grid(-2, 2), unique=True),
+    Row("sinc", fnp.sinc, [(2, 3)], grid(-2, 2), unique=True),
+    Row("fabs", lambda x: fnp.fabs(x + 3.0), [(3,)], grid(-2, 2), unique=True),
+    Row("clip", lambda x: fnp.clip(x, -0.5, 0.5) * x, [(2, 3)], grid(-2, 2), unique=True),
+    Row("nan_to_num", lambda x: fnp.nan_to_num(x) * x, [(3,)], grid(-2, 2), unique=True),
+    Row("fmax-fmin", lambda x, y: fnp.fmax(fnp.where(MASK, np.nan, x), y + 0.005)
+        + fnp.fmin(x, fnp.where(MASK[0], np.nan, y + 0.005)), [(2, 3), (3,)], grid(-2, 2),
+        unique=True),
+    Row("fmod-divmod", lambda x, y: fnp.fmod(x, y * y + 0.7071)
+        * fnp.divmod(x + 0.005, 0.7071)[1], [(2, 3), (3,)], grid(-2, 2), unique=True,
+        assume=_off_jumps),
+    Row("trunc-signbit", lambda x: (x + 0.005) * fnp.trunc(x + 0.005)
+        + fnp.where(fnp.signbit(x + 0.005), x, 2 * x), [(2, 3)], grid(-2, 2), unique=True),
+    Row("vecdot", lambda x, y: fnp.vecdot(x, y), [(2, 3), (3,)], grid(-2, 2), unique=True),
+    # NumPy's calling forms (functions, operators on traced values, NumPy's own functions on
+    # them): their values under vmap and jit
+    Row("neg", fnp.negative, [MAT], floats(-2, 2), grad=False),
+    Row("neg_op", lambda x: -x, [T3D], floats(-2, 2), grad=False),
+    Row("pos_op", lambda x: +x, [MAT], floats(-2, 2), grad=False),
+    Row("exp", fnp.exp, [MAT], floats(-2, 2), grad=False),
+    Row("log", fnp.log, [MAT], floats(0.5, 3), grad=False),
+    Row("log1p", fnp.log1p, [MAT], floats(0.5, 3), grad=False),
+    Row("expm1", fnp.expm1, [MAT], floats(-2, 2), grad=False),
+    Row("exp2", fnp.exp2, [MAT], floats(-2, 2), grad=False),
+    Row("log2", fnp.log2, [MAT], floats(0.5, 3), grad=False),
+    Row("log10", fnp.log10, [T3D], floats(0.5, 3), grad=False),
+    Row("sqrt", fnp.sqrt, [T3D], floats(0.5, 3), grad=False),
+    Row("sin", fnp.sin, [MAT], floats(-2, 2), grad=False),
+    Row("cos", fnp.cos, [MAT], floats(-2, 2), grad=False),
+    Row("tan", fnp.tan, [MAT], floats(-0.9, 0.9), grad=False),
+    Row("tanh", fnp.tanh, [MAT], floats(-2, 2), grad=False),
+    Row("arcsin", fnp.arcsin, [MAT], floats(-0.9, 0.9), grad=False),
+    Row("arccos", fnp.arccos, [MAT], floats(-0.9, 0.9), grad=False),
+    Row("arctan", fnp.arctan, [MAT], floats(-2, 2), grad=False),
+    Row("sinh", fnp.sinh, [MAT], floats(-2, 2), grad=False),
+    Row("cosh", fnp.cosh, [MAT], floats(-2, 2), grad=False),
+    Row("arcsinh", fnp.arcsinh, [MAT], floats(-2, 2), grad=False),
+    Row("arccosh", fnp.arccosh, [MAT], floats(1.1, 3), grad=False),
+    Row("arctanh", fnp.arctanh, [MAT], floats(-0.9, 0.9), grad=False),
+    Row("abs", fnp.abs, [MAT], ties(), grad=False),
+    Row("abs_op", lambda x: abs(x), [VEC], floats(-2, 2), grad=False),
+    Row("sign", fnp.sign, [MAT], ties(), grad=False),
+    Row("floor", fnp.floor, [MAT], floats(-2, 2), grad=False),
+    Row("trunc", fnp.trunc, [MAT], floats(-2, 2), grad=False),
+    Row("cbrt", fnp.cbrt, [MAT], floats(-2, 2), grad=False),
+    Row("ceil", fnp.ceil, [MAT], floats(-2, 2), grad=False),
+    Row("round", fnp.round, [MAT], floats(-2, 2), grad=False),
+    Row("square", fnp.square, [MAT], floats(-2, 2), grad=False),
+    Row("reciprocal", fnp.reciprocal, [MAT], away_from_zero(0.5, 2), grad=False),
+    Row("invert_op", lambda x: ~x, [MAT], bools(), grad=False),
+    Row("abs_int", fnp.abs, [VEC], ints(-4, 5), grad=False),
+    Row("clip", lambda x: fnp.clip(x, -0.5, 0.7), [MAT], floats(-2, 2), grad=False),
+    Row("clip_method", lambda x: x.clip(-0.5), [MAT], floats(-2, 2), grad=False),
+    Row("np_dispatch_sin", np.sin, [MAT], floats(-2, 2), grad=False),
+    Row("np_dispatch_exp_mul", lambda x: np.exp(x) * x, [MAT], floats(-2, 2), grad=False),
+    Row("add", fnp.add, [MAT, MAT], floats(-2, 2), grad=False),
+    Row("add_bcast", fnp.add, [MAT, VEC], floats(-2, 2), grad=False),
+    Row("add_bcast_rank", fnp.add, [T3D, (4, 1)], floats(-2, 2), grad=False),
+    Row("add_scalar_arg", fnp.add, [MAT, ()], floats(-2, 2), grad=False),
+    Row("add_py_scalar", lambda x: x + 2.0, [MAT], floats(-2, 2), grad=False),
+    Row("radd_py_scalar", lambda x: 2.0 + x, [MAT], floats(-2, 2), grad=False),
+    Row("subtract", fnp.subtract, [MAT, VEC], floats(-2, 2), grad=False),
+    Row("rsub_op", lambda x: 1.0 - x, [MAT], floats(-2, 2), grad=False),
+    Row("multiply", fnp.multiply, [T3D, MAT], floats(-2, 2), grad=False),
+    Row("multiply_op", lambda x, y: x * y, [VEC, MAT], floats(-2, 2), grad=False),
+    Row("divide", fnp.divide, [MAT, MAT], [floats(-2, 2), away_from_zero(0.5, 2)], grad=False),
+    Row("rdiv_op", lambda x: 1.0 / x, [MAT], away_from_zero(0.5, 2), grad=False),
+    Row("divide_int", fnp.divide, [MAT, MAT], [ints(-5, 5), ints(1, 4)], grad=False),
+    Row("floor_divide", fnp.floor_divide, [MAT, VEC], [floats(-2, 2), away_from_zero(0.5, 2)], grad=False),
+    Row("fmod", fnp.fmod, [MAT, VEC], [floats(-2, 2), away_from_zero(0.5, 2)], grad=False),
+    Row("floordiv_op", lambda x, y: x // y, [MAT, MAT], [floats(-2, 2), away_from_zero(0.5, 2)], grad=False),
+    Row("remainder", fnp.remainder, [MAT, VEC], [floats(-2, 2), away_from_zero(0.5, 2)], grad=False),
+    Row("mod_op", lambda x: x % 0.7, [MAT], floats(-2, 2), grad=False),
+    Row("power_float", fnp.power, [MAT, MAT], [floats(0.5, 3), floats(-2, 2)], grad=False),
+    Row("power_float_bcast", fnp.power, [MAT, ()], [floats(0.5, 3), floats(-2, 2)], grad=False),
+    Row("power_float_const", lambda x: fnp.power(x, 2.5), [MAT], floats(0.5, 3), grad=False),
+    Row("power_int_3", lambda x: fnp.power(x, 3), [MAT], floats(-2, 2), grad=False),
+    Row("power_int_neg", lambda x: x ** -2, [MAT], away_from_zero(0.5, 2), grad=False),
+    Row("power_int_0", lambda x: x ** 0, [MAT], floats(-2, 2), grad=False),
+    Row("rpow_op", lambda x: 2.0 ** x, [MAT], floats(-2, 2), grad=False),
+    Row("arctan2", fnp.arctan2, [MAT, MAT], [floats(-2, 2), away_from_zero(0.5, 2)], grad=False),
+    Row("arctan2_bcast", fnp.arctan2, [VEC, MAT], [floats(-2, 2), away_from_zero(0.5, 2)], grad=False),
+    Row("hypot", fnp.hypot, [VEC, MAT], [floats(-2, 2), away_from_zero(0.5, 2)], grad=False),
+    Row("float_power", lax.float_power, [MAT, VEC], [floats(0.5, 3), floats(-2, 2)], grad=False),
+    Row("maximum", fnp.maximum, [MAT, MAT], ties(), grad=False),
+    Row("minimum", fnp.minimum, [MAT, VEC], ties(), grad=False),
+    Row("maximum_const", lambda x: fnp.maximum(x, 0.0), [MAT], floats(-2, 2), grad=False),
+    Row("lt_op", lambda x, y: x < y, [MAT, MAT], ties(), grad=False),
+    Row("eq_op", lambda x, y: x == y, [MAT, VEC], ties(), grad=False),
+    Row("gt_scalar_op", lambda x: x > 0.0, [MAT], ties(), grad=False),
+    Row("where", fnp.where, [MAT, MAT, MAT], [bools(), floats(-2, 2), floats(-2, 2)], grad=False),
+    Row("where_bcast", fnp.where, [MAT, VEC, ()], [bools(), floats(-2, 2), floats(-2, 2)], grad=False),
+    Row("where_computed", lambda x: fnp.where(x > 0, x, 0.0), [MAT], floats(-2, 2), grad=False),
+    Row("and_op", lambda x, y: x & y, [MAT, MAT], bools(), grad=False),
+    Row("or_op", lambda x, y: x | y, [MAT, MAT], bools(), grad=False),
+    Row("add_int_float", fnp.add, [MAT, MAT], [ints(-5, 5), floats(-2, 2)], grad=False),
+]
+test_row = row_tests(TABLE)
 
 
 def test_derivatives_at_special_points_are_finite():
-    assert fxad.grad(lambda x: fnp.hypot(x, 0.0 * x))(0.0) == 0.0
     assert fxad.grad(fnp.sinc)(0.0) == 0.0
     g = fxad.grad(lambda x: fnp.logaddexp(x, -np.inf))(1.0)
     assert g == 1.0

@@ -12,7 +12,7 @@ import fxad.numpy as fnp
 from fxad import random as fr
 from fxad.rules import ops
 from fxad.errors import FxadTypeError, FxadValueError
-from fxad.rules.random_bits import threefry2x32
+from fxad.rules.random.bits import threefry2x32
 
 
 # --- the hash ----------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The rule tables are complete: every primitive has its rules and a row in some table.
 
 The tables are found, not listed: every tests/**/test_*.py module with a module-level TABLE of
-(name, function, argument shapes) rows is one, so a new family's table is seen as it lands."""
+rows (tests/rules/common.py's Row: a (name, function, argument shapes) tuple that also says
+how to check it) is one, so a new row or a new family's table is seen as it lands."""
 import ast
 import importlib
 import subprocess
@@ -16,24 +17,15 @@ from fxad import lax
 from fxad.__main__ import all_primitives, rule_matrix
 from fxad.test_util import check_grads
 
-from .common import primitives_used
+from .common import Row, primitives_used
 
 TESTS = Path(__file__).resolve().parent.parent
 
 # Checked exactly elsewhere (finite differences cannot see them) or only as transposes.
-COVERED_ELSEWHERE = {"stop_gradient": "test_elementwise.test_stop_gradient_is_zero_at_every_order",
+COVERED_ELSEWHERE = {"stop_gradient": "test_piecewise.test_stop_gradient_is_zero_at_every_order",
                      "scatter_add": "transpose of getitem, in test_indexing",
-                     # control flow is checked against unrolled Python in every mode:
-                     "cond": "tests/rules/test_control_flow.py",
-                     "scan": "tests/rules/test_control_flow.py",
-                     "while_loop": "tests/rules/test_control_flow.py",
                      # the linear half of custom_vjp_call's JVP: every custom_vjp row runs it
-                     "custom_lin": "test_calls (custom_vjp_call, checkpoint rows)",
-                     # opaque: no derivative of its own; tests/api/test_callback.py checks
-                     # it, and differentiated through custom rules, in every mode
-                     "pure_callback": "tests/api/test_callback.py",
-                     # implicit derivative, not the sampler's at a fixed key (no FD):
-                     "random_gamma": "tests/random/test_gradients.py (mpmath, SciPy, bias)",
+                     "custom_lin": "tests/rules/control/test_custom.py (custom_vjp_call rows)",
                      # collectives bind only inside a named axis: their own table there
                      **{p: "tests/rules/collective/test_collectives.py" for p in (
                          "psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
@@ -63,13 +55,18 @@ TABLES = table_modules()
 
 
 def test_tables_are_found_and_are_tables_of_rows():
-    for family in ("elementwise", "special", "reductions", "structural", "indexing", "cumulative",
-                   "dot", "fft", "convolve", "linalg", "calls"):
-        assert f"tests.rules.test_{family}" in TABLES, sorted(TABLES)
+    for module in ("elementwise.test_arithmetic", "special.test_basic", "reduction.test_reduce",
+                   "structural.test_shape", "structural.test_indexing",
+                   "reduction.test_cumulative", "contraction.test_dot", "contraction.test_fft",
+                   "contraction.test_convolve", "linalg.test_solve", "control.test_call"):
+        assert f"tests.rules.{module}" in TABLES, sorted(TABLES)
     for name, mod in TABLES.items():
         assert mod.TABLE, name
+        # every row is a Row and the module runs row_tests on its table: one row drives the
+        # grad, jvp, vmap and jit checks
+        assert getattr(mod, "test_row", None) is not None, f"{name} has no test_row"
         for row in mod.TABLE:
-            assert len(row) == 3, (name, row)
+            assert isinstance(row, Row) and len(row) == 3, (name, row)
             label, fn, shapes = row
             assert isinstance(label, str) and callable(fn), (name, row)
             assert all(isinstance(s, tuple) for s in shapes), (name, row)
@@ -86,8 +83,8 @@ def test_every_primitive_has_every_rule():
 def test_every_primitive_has_a_table_row():
     used = set()
     for mod in TABLES.values():
-        for _, fn, shapes in mod.TABLE:
-            used |= primitives_used(fn, shapes)
+        for row in mod.TABLE:
+            used |= primitives_used(row[1], row[2], row)
     missing = set(all_primitives()) - used - set(COVERED_ELSEWHERE)
     assert not missing, f"primitives with no row in any rule table: {sorted(missing)}"
 
@@ -107,7 +104,7 @@ def test_checker_rejects_a_rule_off_by_a_tenth_of_a_percent(monkeypatch, mode, o
     x = (np.array([0.3, -1.1, 2.0]),)
     f = lambda v: fnp.sin(v) * 2.0
     check_grads(f, x, order=order, modes=(mode,))  # the true rule passes
-    from fxad.rules.elementwise import cos_p, sin_p
+    from fxad.rules.elementwise.transcendental import cos_p, sin_p
     true_jvp = sin_p.jvp
 
     def off_by_0_1_percent(primals, tangents):
@@ -124,3 +121,25 @@ def test_checker_rejects_a_rule_off_by_a_tenth_of_a_percent(monkeypatch, mode, o
             *true_cos(p, t)))
         with pytest.raises(AssertionError, match="order 2"):
             check_grads(f, x, order=2, modes=(mode,))
+
+
+def test_every_lax_function_has_a_row():
+    """Every public function of fxad.lax that binds a primitive is used by some table row,
+    directly (lax.name) or through an fxad.numpy name bound to it (fnp.name). scatter_add is
+    reached through the transpose of getitem."""
+    import inspect
+    src = "".join(inspect.getsource(m) for m in TABLES.values())
+    fnp_names = {n: getattr(fnp, n) for n in dir(fnp) if not n.startswith("_")}
+    missing = []
+    for n in dir(lax):
+        f = getattr(lax, n)
+        if n.startswith("_") or not callable(f) or not getattr(f, "__module__", "").startswith(
+                "fxad.rules") or f.__module__.startswith("fxad.rules.collective"):
+            continue  # collectives bind inside a named axis only: tests/rules/collective/_cases
+        aliases = [a for a, g in fnp_names.items()
+                   if g is f or getattr(g, "__wrapped__", None) is f]  # (wrapped: lists)
+        if f"lax.{n}(" in src or f"lax.{n}," in src or any(
+                f"fnp.{a}(" in src or f"fnp.{a}," in src or f"fnp.{a}]" in src for a in aliases):
+            continue
+        missing.append(n)
+    assert missing == ["scatter_add"], f"lax functions with no table row: {missing}"

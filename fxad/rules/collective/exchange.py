@@ -13,7 +13,7 @@ from ...interpreters.named_axes import CollectivePrimitive, lookup
 from ...tree_util import tree_map
 from .. import ops
 from ..helpers import broadcast_batched, deflinear, get_aval, moveaxis
-from .reductions import axis_names, check_groups, grouped, refuse_impl, split_names
+from .reductions import axis_names, check_groups, grouped, rebind, split_names
 
 __all__ = ["all_gather", "psum_scatter", "all_to_all", "ppermute", "pshuffle", "pswapaxes"]
 
@@ -45,7 +45,7 @@ def _no_groups(groups, where):
 # --- all_gather --------------------------------------------------------------------------------
 
 all_gather_p = CollectivePrimitive("all_gather")
-refuse_impl(all_gather_p)
+all_gather_p.def_impl(rebind(all_gather_p))
 
 
 def _all_gather_shape(x, axis_name, axis, axis_index_groups):
@@ -100,7 +100,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
 # --- psum_scatter ------------------------------------------------------------------------------
 
 psum_scatter_p = CollectivePrimitive("psum_scatter")
-refuse_impl(psum_scatter_p)
+psum_scatter_p.def_impl(rebind(psum_scatter_p))
 
 
 def _psum_scatter_shape(x, axis_name, scatter_dimension, axis_index_groups):
@@ -172,7 +172,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
 # --- all_to_all --------------------------------------------------------------------------------
 
 all_to_all_p = CollectivePrimitive("all_to_all")
-refuse_impl(all_to_all_p)
+all_to_all_p.def_impl(rebind(all_to_all_p))
 
 
 def _all_to_all_shape(x, axis_name, split_axis, concat_axis, axis_index_groups):
@@ -244,7 +244,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
 # --- ppermute ----------------------------------------------------------------------------------
 
 ppermute_p = CollectivePrimitive("ppermute")
-refuse_impl(ppermute_p)
+ppermute_p.def_impl(rebind(ppermute_p))
 
 
 def _ppermute_batch(vals, dims, *, frame, axis_name, perm):

@@ -83,10 +83,10 @@ def grouped(xb, groups, reduce):
     return ops.getitem(reduce(rows), group_of)
 
 
-def refuse_impl(prim):
+def rebind(prim):
     """The impl of a collective: bind again, so the transformation that owns the axis answers
     it (a compiled program calls impls directly); with no axis bound, an UnboundAxisError."""
-    prim.def_impl(lambda *args, **params: prim.bind(*args, **params))
+    return lambda *args, **params: prim.bind(*args, **params)
 
 
 def _check_operand(x, where):
@@ -107,7 +107,7 @@ def _reduction(name, reduce, unbatched):
     """A collective reduction: `reduce(x, axes)` along the batch dimension under vmap, and
     `unbatched(x, n)` for a value that is the same at every index."""
     p = CollectivePrimitive(name)
-    refuse_impl(p)
+    p.def_impl(rebind(p))
     p.def_abstract_eval(lambda x, axis_name, axis_index_groups: ShapedArray(x.shape, x.dtype))
 
     def batch(vals, dims, *, frame, axis_name, axis_index_groups):
@@ -144,15 +144,15 @@ def _extremum_jvp(prim):
         at = ops.convert_element_type(ops.eq(x, ans), get_aval(t).dtype)
         kw = dict(axis_name=axis_name, axis_index_groups=axis_index_groups)
         return ans, ops.div(psum_p.bind(ops.mul(t, at), **kw), psum_p.bind(at, **kw))
-    prim.def_jvp(jvp)
+    return jvp
 
 
 pmax_p = _reduction("pmax", ops.reduce_max, lambda x, n: x)
-_extremum_jvp(pmax_p)
+pmax_p.def_jvp(_extremum_jvp(pmax_p))
 pmax_p.def_lowering(lambda ctx, args, axis_name, axis_index_groups: None)
 
 pmin_p = _reduction("pmin", ops.reduce_min, lambda x, n: x)
-_extremum_jvp(pmin_p)
+pmin_p.def_jvp(_extremum_jvp(pmin_p))
 pmin_p.def_lowering(lambda ctx, args, axis_name, axis_index_groups: None)
 
 
@@ -240,7 +240,7 @@ def _axis_index_batch(vals, dims, *, frame, axis_name):
 
 
 axis_index_p = CollectivePrimitive("axis_index")  # one name; axis_index() combines several
-refuse_impl(axis_index_p)
+axis_index_p.def_impl(rebind(axis_index_p))
 axis_index_p.def_abstract_eval(lambda axis_name: ShapedArray((), np.int32))
 axis_index_p.def_jvp(_axis_index_jvp)
 axis_index_p.def_batch(_axis_index_batch)

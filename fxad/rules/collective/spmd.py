@@ -225,7 +225,7 @@ spmd_p = Primitive("spmd", multiple_results=True)
 spmd_p.def_impl(_impl)
 spmd_p.def_abstract_eval(_abstract)
 spmd_p.def_jvp(_jvp)
+spmd_p.derivable = False  # its parameters hold an executor (eager grad: staged)
 spmd_p.def_transpose(_transpose)
 spmd_p.def_batch(_batch)
 spmd_p.def_lowering(lambda ctx, args, **params: None)  # a call of its impl: the executor
-spmd_p.derivable = False  # its parameters hold an executor (eager grad: staged)

@@ -5,7 +5,7 @@ sensitivities in forward mode.
 `solve(rhs, cfg, y0, ts, params)` returns Y with Y[i] = y(ts[i]), where y' = f(y, t, *params),
 y(ts[0]) = y0, and `rhs` is f staged as a jaxpr without constants (the front ends hoist
 everything f closes over into `params`). It is a custom_jvp whose tangent is a linear_call
-(fxad/rules/custom_linear.py):
+(fxad/rules/control/custom_linear.py):
 
   forward   (the linear_call's map) the sensitivity system z = (y, s),
             s' = ∂f/∂y s + ∂f/∂p dp,  s(t0) = dy0 - f(y0, t0) dt0,
@@ -42,7 +42,7 @@ from ...ir.codegen import compiled_for
 from ...ir.jaxpr import eval_jaxpr
 from ...ir.intern import intern
 from ...ir.staging import stage
-from ...rules.custom_linear import linear_call
+from ...rules.control.custom_linear import linear_call
 from ... import numpy as fnp
 
 IMPLICIT = ("BDF", "Radau", "LSODA", "odeint")  # methods that use the Jacobian fxad supplies

@@ -31,7 +31,7 @@ from ... import numpy as fnp
 from ...errors import InexactSolutionWarning
 from ...api.callback import ShapeDtypeStruct, pure_callback
 from ...core import Tracer
-from ...implicit import _root
+from ...lax.implicit import _root
 from ._objective import dense_solve
 
 COUNTERS = ("nit", "nfev", "njev", "nhev")

@@ -1,9 +1,11 @@
 """scipy.stats's distributions, differentiable in the value and every parameter
-(notes/09_scipy_stats_special.md)."""
-from ._continuous import (  # noqa: F401
+(notes/09_scipy_stats_special.md). Each distribution is a module, as in jax.scipy.stats
+(`import fxad.scipy.stats.norm as norm`), called with SciPy's signatures
+(`norm.logpdf(x, loc, scale)`) or frozen (`norm(loc, scale).logpdf(x)`)."""
+from . import (  # noqa: F401  (location-scale families with closed forms)
     cauchy, expon, gumbel_l, gumbel_r, laplace, logistic, lognorm, norm, pareto, t, uniform)
-from ._shapes import beta, chi2, gamma, gennorm, truncnorm, vonmises, wrapcauchy  # noqa: F401
-from ._discrete import bernoulli, betabinom, binom, geom, nbinom, poisson  # noqa: F401
-from ._multivariate import dirichlet, multinomial, multivariate_normal  # noqa: F401
+from . import beta, chi2, gamma, gennorm, truncnorm, vonmises, wrapcauchy  # noqa: F401
+from . import bernoulli, betabinom, binom, geom, nbinom, poisson  # noqa: F401
+from . import dirichlet, multinomial, multivariate_normal  # noqa: F401
 from ._kde import gaussian_kde  # noqa: F401
 from ._descriptive import mode, rankdata, sem  # noqa: F401

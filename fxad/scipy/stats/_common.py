@@ -10,12 +10,15 @@ outside. Derivatives at those points are 0 (the value there is a constant), neve
 """
 from __future__ import annotations
 
+import sys
+import types
+
 import numpy as np
 
 from ... import lax
 from ...core import Tracer, get_aval
 from ...numpy.linalg import as_float
-from ...rules.special import xlog1py, xlogy
+from ...rules.special.basic import xlog1py, xlogy
 
 _INF = np.inf
 
@@ -124,9 +127,8 @@ def _split_args(name, shapes, args, names, given, defaults):
 
 
 class Distribution:
-    """A namespace of one distribution's functions (norm.logpdf, norm.cdf, ...), with SciPy's
-    signatures. `rv(*args, **kwds)` is not provided: fxad's functions are the module-level
-    ones, as in jax.scipy.stats."""
+    """One distribution's functions (logpdf, cdf, ...) with SciPy's signatures, as built by
+    `continuous`/`discrete`; each is published as a module, fxad/scipy/stats/<name>.py."""
 
     def __init__(self, name, methods):
         self.name = name
@@ -136,6 +138,43 @@ class Distribution:
 
     def __repr__(self):
         return f"<fxad.scipy.stats.{self.name}: {', '.join(self._methods)}>"
+
+
+class Frozen:
+    """`norm(loc, scale)`: SciPy's frozen distribution, its parameters given once;
+    `.logpdf(x)` is `norm.logpdf(x, loc, scale)`."""
+
+    def __init__(self, dist, args, kwds):
+        self.dist, self.args, self.kwds = dist, args, kwds
+
+    def __getattr__(self, kind):
+        fn = getattr(self.dist, kind) if kind in self.dist._methods else None
+        if fn is None:
+            raise AttributeError(f"{self.dist.name} has no {kind!r}; it has "
+                                 f"{', '.join(self.dist._methods)}")
+        return lambda x: fn(x, *self.args, **self.kwds)
+
+    def __repr__(self):
+        return f"<frozen fxad.scipy.stats.{self.dist.name}{self.args or ''}>"
+
+
+class DistributionModule(types.ModuleType):
+    """A distribution's module (`import fxad.scipy.stats.norm as norm` works, as in JAX),
+    callable to freeze it as SciPy's `norm(loc, scale)` is."""
+
+    def __call__(self, *args, **kwds):
+        return Frozen(self._distribution, args, kwds)
+
+
+def publish(module_name, dist):
+    """Make the module `module_name` the face of `dist`: its functions as module attributes
+    (the module assigns them itself, so they can be read in its source) and callable."""
+    module = sys.modules[module_name]
+    missing = [k for k in dist._methods if vars(module).get(k) is not getattr(dist, k)]
+    if missing:  # a function added to the distribution must be named in its module too
+        raise ImportError(f"{module_name} does not assign {', '.join(missing)}")
+    module._distribution = dist
+    module.__class__ = DistributionModule
 
 
 def continuous(name, shapes, std, support=lambda *s: (-_INF, _INF), valid=None, safe_z=None,
@@ -282,5 +321,6 @@ def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=No
     return Distribution(name, methods)
 
 
-__all__ = ["Distribution", "continuous", "discrete", "f", "where", "safe", "all_of", "all_true",
+__all__ = ["Distribution", "Frozen", "DistributionModule", "publish", "continuous", "discrete",
+           "f", "where", "safe", "all_of", "all_true",
            "xlogy0", "xlog1my0"]

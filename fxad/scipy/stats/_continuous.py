@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import lax
-from ...rules.special import log_ndtr, logit, ndtr, ndtri, softplus
-from ...rules.special_incomplete import gammaln, stdtr, stdtrit
+from ...rules.special.basic import log_ndtr, logit, ndtr, ndtri, softplus
+from ...rules.special.incomplete import gammaln, stdtr, stdtrit
 from ._common import continuous, where
 
 _LOG_SQRT_2PI = float(0.5 * np.log(2 * np.pi))

@@ -1,5 +1,5 @@
 """mode, rankdata, sem with SciPy's signatures. rankdata's ranks and mode's position are
-piecewise constant (primitives with zero derivatives, fxad/rules/stats_misc.py); mode's value
+piecewise constant (primitives with zero derivatives, fxad/rules/special/piecewise_stats.py); mode's value
 is gathered from the data, so its derivative flows to the first occurrence of the mode."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections import namedtuple
 from ... import lax
 from ... import numpy as fnp
 from ...errors import FxadValueError
-from ...rules.stats_misc import mode_index, rankdata as _rankdata
+from ...rules.special.piecewise_stats import mode_index, rankdata as _rankdata
 from ._common import f
 
 ModeResult = namedtuple("ModeResult", ["mode", "count"])

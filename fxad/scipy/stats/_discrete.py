@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import lax
-from ...rules.special_incomplete import betainc, betaln, gammainc, gammaincc, gammaln
-from ...rules.stats_misc import discrete_ppf
+from ...rules.special.incomplete import betainc, betaln, gammainc, gammaincc, gammaln
+from ...rules.special.piecewise_stats import discrete_ppf
 from ._common import all_of, discrete, where, xlog1my0, xlogy0
 from ._continuous import log1mexp, log_pair
 

@@ -10,7 +10,7 @@ from ... import lax
 from ... import numpy as fnp
 from ...core import Tracer
 from ...errors import FxadValueError
-from ...rules.special import ndtr
+from ...rules.special.basic import ndtr
 from ...tree_util import register_pytree_node
 from .._logsumexp import logsumexp
 from ..linalg import cholesky, solve_triangular

@@ -7,7 +7,7 @@ import numpy as np
 from ... import lax
 from ... import numpy as fnp
 from ...errors import FxadValueError
-from ...rules.special_incomplete import gammaln
+from ...rules.special.incomplete import gammaln
 from ..linalg import cholesky, eigh, solve_triangular
 from ._common import Distribution, f, where, xlogy0
 

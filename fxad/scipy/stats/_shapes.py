@@ -1,5 +1,5 @@
 """Families with shape parameters whose CDFs are incomplete gamma or beta functions (gamma,
-chi2, beta, gennorm; differentiable in a, b, df, β through fxad/rules/special_incomplete.py),
+chi2, beta, gennorm; differentiable in a, b, df, β through fxad/rules/special/incomplete.py),
 the truncated normal (log-space differences of normal tails) and the circular vonmises and
 wrapcauchy."""
 from __future__ import annotations
@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from ... import lax
-from ...rules.bessel import bessel_ie
-from ...rules.special import log_ndtr, ndtr
-from ...rules.special_incomplete import (betainc, betaincinv, betaln, gammainc, gammaincc,
+from ...rules.special.bessel import bessel_ie
+from ...rules.special.basic import log_ndtr, logaddexp, ndtr
+from ...rules.special.incomplete import (betainc, betaincinv, betaln, gammainc, gammaincc,
                                          gammainccinv, gammaincinv, gammaln, gennorm_cdf,
                                          gennorm_ppf)
-from ...rules.special_more import ndtri_exp
+from ...rules.special.integrals import ndtri_exp
 from ._common import all_of, continuous, where, xlog1my0, xlogy0
 from ._continuous import log1m, log_pair
 
@@ -126,13 +126,8 @@ def _tn_ppf(q, a, b):
     q2 = where(upper, lax.sub(1.0, q), q)
     la = log_ndtr(a2)
     inner = lax.add(lax.log(q2), _log_diff_ndtr(a2, b2))
-    x = ndtri_exp(_logaddexp(la, inner))
+    x = ndtri_exp(logaddexp(la, inner))
     return where(upper, lax.neg(x), x)
-
-
-def _logaddexp(x, y):
-    from ...rules.special import logaddexp
-    return logaddexp(x, y)
 
 
 truncnorm = continuous("truncnorm", ("a", "b"), {

@@ -1,0 +1,1 @@
+"""NumPy kernels shared by several rule families (no primitives here)."""

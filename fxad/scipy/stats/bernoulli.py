@@ -1,0 +1,10 @@
+"""scipy.stats.bernoulli: the Bernoulli distribution, differentiable in the value and every
+parameter, with SciPy's signatures: `bernoulli.logpmf(k, ...)`, or frozen,
+`bernoulli(...).logpmf(k)`."""
+from ._common import publish
+from ._discrete import bernoulli as _d
+
+(cdf, logcdf, logpmf, logsf, pmf, ppf, sf) = (
+    _d.cdf, _d.logcdf, _d.logpmf, _d.logsf, _d.pmf, _d.ppf, _d.sf)
+
+publish(__name__, _d)

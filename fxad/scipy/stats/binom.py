@@ -1,0 +1,9 @@
+"""scipy.stats.binom: the binomial distribution, differentiable in the value and every parameter,
+with SciPy's signatures: `binom.logpmf(k, ...)`, or frozen, `binom(...).logpmf(k)`."""
+from ._common import publish
+from ._discrete import binom as _d
+
+(cdf, logcdf, logpmf, logsf, pmf, ppf, sf) = (
+    _d.cdf, _d.logcdf, _d.logpmf, _d.logsf, _d.pmf, _d.ppf, _d.sf)
+
+publish(__name__, _d)

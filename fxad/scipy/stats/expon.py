@@ -1,0 +1,9 @@
+"""scipy.stats.expon: the exponential distribution, differentiable in the value and every
+parameter, with SciPy's signatures: `expon.logpdf(x, ...)`, or frozen, `expon(...).logpdf(x)`."""
+from ._common import publish
+from ._continuous import expon as _d
+
+(cdf, isf, logcdf, logpdf, logsf, pdf, ppf, sf) = (
+    _d.cdf, _d.isf, _d.logcdf, _d.logpdf, _d.logsf, _d.pdf, _d.ppf, _d.sf)
+
+publish(__name__, _d)

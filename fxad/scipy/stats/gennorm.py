@@ -1,0 +1,10 @@
+"""scipy.stats.gennorm: the generalized normal distribution, differentiable in the value and every
+parameter, with SciPy's signatures: `gennorm.logpdf(x, ...)`, or frozen,
+`gennorm(...).logpdf(x)`."""
+from ._common import publish
+from ._shapes import gennorm as _d
+
+(cdf, isf, logcdf, logpdf, logsf, pdf, ppf, sf) = (
+    _d.cdf, _d.isf, _d.logcdf, _d.logpdf, _d.logsf, _d.pdf, _d.ppf, _d.sf)
+
+publish(__name__, _d)

@@ -1,0 +1,10 @@
+"""scipy.stats.lognorm: the log-normal distribution, differentiable in the value and every
+parameter, with SciPy's signatures: `lognorm.logpdf(x, ...)`, or frozen,
+`lognorm(...).logpdf(x)`."""
+from ._common import publish
+from ._continuous import lognorm as _d
+
+(cdf, isf, logcdf, logpdf, logsf, pdf, ppf, sf) = (
+    _d.cdf, _d.isf, _d.logcdf, _d.logpdf, _d.logsf, _d.pdf, _d.ppf, _d.sf)
+
+publish(__name__, _d)

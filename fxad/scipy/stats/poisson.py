@@ -1,0 +1,9 @@
+"""scipy.stats.poisson: the Poisson distribution, differentiable in the value and every parameter,
+with SciPy's signatures: `poisson.logpmf(k, ...)`, or frozen, `poisson(...).logpmf(k)`."""
+from ._common import publish
+from ._discrete import poisson as _d
+
+(cdf, logcdf, logpmf, logsf, pmf, ppf, sf) = (
+    _d.cdf, _d.logcdf, _d.logpmf, _d.logsf, _d.pmf, _d.ppf, _d.sf)
+
+publish(__name__, _d)

@@ -1,0 +1,9 @@
+"""scipy.stats.t: Student's t distribution, differentiable in the value and every parameter, with
+SciPy's signatures: `t.logpdf(x, ...)`, or frozen, `t(...).logpdf(x)`."""
+from ._common import publish
+from ._continuous import t as _d
+
+(cdf, isf, logcdf, logpdf, logsf, pdf, ppf, sf) = (
+    _d.cdf, _d.isf, _d.logcdf, _d.logpdf, _d.logsf, _d.pdf, _d.ppf, _d.sf)
+
+publish(__name__, _d)

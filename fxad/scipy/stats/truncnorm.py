@@ -1,0 +1,10 @@
+"""scipy.stats.truncnorm: the truncated normal distribution, differentiable in the value and every
+parameter, with SciPy's signatures: `truncnorm.logpdf(x, ...)`, or frozen,
+`truncnorm(...).logpdf(x)`."""
+from ._common import publish
+from ._shapes import truncnorm as _d
+
+(cdf, isf, logcdf, logpdf, logsf, pdf, ppf, sf) = (
+    _d.cdf, _d.isf, _d.logcdf, _d.logpdf, _d.logsf, _d.pdf, _d.ppf, _d.sf)
+
+publish(__name__, _d)

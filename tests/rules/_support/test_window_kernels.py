@@ -1,0 +1,103 @@
+"""The fast paths added for the neural-network workloads give exactly what the plain paths
+give: the branch-free `select` for large masks, `x @ W` for a stack of rows as one
+contraction, the blocked im2col convolution, and max pooling's derivatives by masks (with
+infinite cotangents and overlapping windows)."""
+import numpy as np
+import pytest
+
+import fxad
+import fxad.numpy as fnp
+from fxad import lax
+from fxad.rules.elementwise.arithmetic import where
+from fxad.rules._support import window_kernels
+
+from ..common import floats, run_row
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int64, np.int32,
+                                   np.int8, np.uint16, np.bool_])
+def test_branch_free_where_equals_numpy(dtype):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((80, 70)) * 50).astype(dtype)
+    b = (rng.standard_normal((70,)) * 50).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a[0, :6] = [np.inf, -np.inf, np.nan, -0.0, 0.0, 1e-45]
+        b[:3] = [np.nan, -0.0, np.inf]
+    m = rng.uniform(size=(80, 70)) > 0.5
+    for args in [(m, a, b), (m, a, 0.0), (m, 1, a), (m, b, a), (m, a, np.float64(2.5)),
+                 (m, 3, 4), (m[:1].repeat(80, 0), a, b)]:
+        got, want = where(*args), np.where(*args)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        if got.dtype.kind == "f":  # the sign of zero survives too
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    src = np.ones((100, 100), a.dtype)
+    out = where(rng.uniform(size=(100, 100)) > 0.5, src, a[0, 0])
+    out[...] = 0  # a fresh, writeable array: the inputs are untouched
+    assert (src == 1).all()
+
+
+def test_select_uses_it_eagerly_under_jit_and_in_derivatives():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((64, 100))
+    f = lambda x: lax.select(lax.gt(x, 0), x * 2.0, -x)
+    np.testing.assert_array_equal(f(x), np.where(x > 0, 2 * x, -x))
+    np.testing.assert_array_equal(fxad.jit(f)(x), np.where(x > 0, 2 * x, -x))
+    np.testing.assert_array_equal(fxad.grad(lambda x: f(x).sum())(x), np.where(x > 0, 2.0, -1.0))
+
+
+def test_matmul_of_a_stack_of_rows_and_a_matrix():
+    rng = np.random.default_rng(2)
+    a, w = rng.standard_normal((2, 3, 4, 5)), rng.standard_normal((5, 6))
+    np.testing.assert_allclose(fnp.matmul(a, w), a @ w, rtol=1e-14)
+    prog = fxad.make_jaxpr(lambda a, w: fnp.matmul(a, w))(a, w)
+    assert [e.primitive.name for e in prog.eqns] == ["dot_general"]  # no broadcast weight
+    run_row(fnp.matmul, [(2, 2, 3), (3, 2)], floats(-2, 2))
+    xs = rng.standard_normal((3, 2, 4, 5))
+    np.testing.assert_allclose(fxad.vmap(fnp.matmul, (0, None))(xs, w), xs @ w, rtol=1e-14)
+    np.testing.assert_allclose(fxad.vmap(fnp.matmul, (None, 0))(a, np.stack([w, 2 * w])),
+                               np.stack([a @ w, a @ (2 * w)]), rtol=1e-14)
+
+
+def test_blocked_im2col_matches_einsum_over_windows():
+    """Large enough that the im2col runs in several blocks of examples (and with the
+    last block partial); the reference is an einsum over NumPy's sliding windows."""
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((5, 40, 40, 8)), rng.standard_normal((5, 5, 8, 3))
+    row = 36 * 36 * 25 * 8 * 8
+    assert row > window_kernels._BLOCK_BYTES  # one example per block
+    win = np.lib.stride_tricks.sliding_window_view(x, (5, 5), axis=(1, 2))
+    want = np.einsum("npqcij,ijco->npqo", win, w)
+    got = lax.conv_general_dilated(x, w, (1, 1), "VALID",
+                                   dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    x32, w32 = x.astype(np.float32), w.astype(np.float32)
+    got32 = lax.conv_general_dilated(x32, w32, (1, 1), "VALID",
+                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    assert got32.dtype == np.float32
+    np.testing.assert_allclose(got32, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("window,strides", [((2, 2), (2, 2)), ((3, 3), (1, 1)),
+                                            ((2, 3), (2, 1))])
+def test_pooling_derivatives_with_infinite_cotangents(window, strides):
+    """Multiplying by masks would turn 0 * inf into NaN: infinite cotangents take the
+    masked path and still put the infinity only where the maximum is."""
+    x = np.random.default_rng(4).permutation(36).reshape(1, 6, 6, 1).astype(float)
+    kw = dict(window_dimensions=(1,) + window + (1,), window_strides=(1,) + strides + (1,))
+    y, pullback = fxad.vjp(lambda x: lax.reduce_window_max(x, **kw), x)
+    ct = np.ones(y.shape)
+    finite = pullback(ct)[0]
+    ct_inf = ct.copy()
+    ct_inf.flat[0] = np.inf
+    got = pullback(ct_inf)[0]
+    assert not np.isnan(got).any()
+    hit = np.zeros_like(ct)
+    hit.flat[0] = 1.0
+    where_first = pullback(hit)[0] > 0  # the position the first window routes to
+    assert np.isinf(got[where_first]).all()
+    np.testing.assert_array_equal(got[~where_first], finite[~where_first])
+    t = np.random.default_rng(5).standard_normal(x.shape)
+    t.flat[int(np.argmax(x))] = np.inf  # the global maximum's tangent is infinite
+    tan = fxad.jvp(lambda x: lax.reduce_window_max(x, **kw), (x,), (t,))[1]
+    assert not np.isnan(tan).any() and np.isinf(tan).any()
