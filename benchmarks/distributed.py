@@ -1,6 +1,6 @@
 """fxad on Dask (issue 29's targets), in one run:
 
-    python benchmarks/distributed.py [--quick] [--skip-memory]
+    python benchmarks/distributed.py [--quick] [--skip-memory] [--only=overhead|speedup|memory]
 
   overhead   per-step time of a tiny pmap step (psum of a few numbers) on a LocalCluster of
              1 and 2 worker processes, for 2, 4 and 8 shards; the in-process executor for
@@ -166,8 +166,8 @@ def speedup(quick):
 
 def memory(quick):
     import dask.array as da
-    limit = 300e6 if quick else 500e6
-    n_chunks, d = 16, 64
+    limit = 300e6 if quick else 400e6
+    n_chunks, d = 32, 64
     rows = int(4 * limit / n_chunks / d / 8)  # the dataset: 4x one worker's memory limit
     cluster, client = _cluster(2, memory_limit=int(limit))
     try:
@@ -221,11 +221,11 @@ def _rss():
 
 def main():
     quick = "--quick" in sys.argv[1:]
+    only = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--only=")]
     print(f"load average before: {os.getloadavg()}")
-    overhead(quick)
-    speedup(quick)
-    if "--skip-memory" not in sys.argv[1:]:
-        memory(quick)
+    for name, part in (("overhead", overhead), ("speedup", speedup), ("memory", memory)):
+        if (not only or name in only) and not (name == "memory" and "--skip-memory" in sys.argv):
+            part(quick)
     print(f"\nload average after: {os.getloadavg()}")
 
 
