@@ -180,3 +180,12 @@ def test_closing_over_values_of_enclosing_transformations():
     np.testing.assert_allclose(vmap(f)(np.array([0.1, 0.2])), vmap(g)(np.array([0.1, 0.2])),
                                **_TOL)
     fxad.test_util.check_grads(f, (w,), order=2)
+
+
+def test_closed_over_arrays_are_snapshotted_as_jit_does():
+    w = np.ones(3)
+    p = pmap(lambda x: x * w, "i")
+    X = _inputs((3,), 2)
+    first = p(X)
+    w[:] = 5.0  # the cached body keeps the value it was staged with
+    np.testing.assert_allclose(p(X), first, **_TOL)

@@ -63,7 +63,7 @@ def test_fuzzer_programs_in_a_map(ex):
     """The fuzzer's programs, each output plus its pmean and an all_gather, mapped over the
     fuzzer's batch: Dask equals in process (vmap), values and gradients."""
     checked = 0
-    for p in _fuzz_programs(4):
+    for p in _fuzz_programs(3):
         f = p.build()
 
         def g(*a):
@@ -90,7 +90,7 @@ def test_fuzzer_programs_in_a_map(ex):
             gg = grad(loss(pmap(g, "i", in_axes=p.in_axes, executor=ex)))(args[k])
             np.testing.assert_allclose(gg, gw, rtol=1e-9, atol=1e-9)
         checked += 1
-    assert checked == 4
+    assert checked == 3
 
 
 def test_shard_map_on_dask(ex):

@@ -69,7 +69,9 @@ def stage_body(fun, in_avals, axis_name, size):
         args = [trace.new_arg(a) for a in in_avals]
         with axis_frame(axis_name, size, _Replicated(axis_name, size, index), index):
             outs = fun(*args)
-        closed = trace.to_jaxpr(outs)
+        # closed-over arrays are copied now (as jit does): later in-place changes to them do
+        # not reach the cached body
+        closed = trace.to_jaxpr(outs).snapshot()
     j = closed.jaxpr
     lift = [i for i, c in enumerate(closed.consts) if isinstance(c, Tracer)]
     if not lift:
