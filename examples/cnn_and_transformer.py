@@ -9,19 +9,20 @@ Both train with `jit(value_and_grad(loss))` and plain SGD with momentum. The dro
 comes from a key split per step, so every jitted step draws a fresh mask (a NumPy RNG call
 inside `jit` would be frozen at trace time).
 
-    python examples/cnn_and_transformer.py [--smoke]
+    python examples/cnn_and_transformer.py [--smoke] [--out-dir DIR]   # the CNN's filters: PNG
 """
 from __future__ import annotations
 
-import sys
+import argparse
 
 import numpy as np
 
 import fxad
 import fxad.numpy as fnp
+import _figures as figures
 from fxad import lax, nn, random
 
-SMOKE = "--smoke" in sys.argv
+SMOKE = False
 
 
 # --- data ---------------------------------------------------------------------------------------
@@ -111,6 +112,12 @@ def sgd(loss, params, batches, lr, steps):
 
 
 def main():
+    global SMOKE
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--smoke", action="store_true", help="small problem for CI")
+    figures.add_argument(ap)
+    args = ap.parse_args()
+    SMOKE = args.smoke
     rng = np.random.default_rng(0)
     key = random.PRNGKey(0)
     steps = 40 if SMOKE else 300
@@ -126,6 +133,7 @@ def main():
     acc = float(np.mean(np.argmax(cnn(params, xt), axis=-1) == yt))
     print(f"CNN: final training loss {value:.3f}, test accuracy {acc:.2f} (4 classes)")
     assert acc > (0.4 if SMOKE else 0.9), acc
+    plot_filters(params, xt, yt, args)
 
     t = 12
     tokens = rng.integers(0, VOCAB, (4096, t))
@@ -143,6 +151,31 @@ def main():
     print(f"transformer block: loss {before:.3f} -> {value:.3f}, running-max accuracy {acc:.2f}")
     assert value < before and acc > (0.3 if SMOKE else 0.8), (before, value, acc)
     print("CNN and transformer block trained end to end")
+
+
+def plot_filters(params, x, y, args):
+    """The first layer's eight learned 3x3 filters, and one test image of each class."""
+    plt = figures.pyplot()
+    if plt is None:
+        return
+    w1 = np.asarray(params[0])[:, :, 0, :]  # (3, 3, 8)
+    fig, axes = plt.subplots(2, 8, figsize=(12, 4.2))
+    lim = np.max(np.abs(w1))
+    for i, ax in enumerate(axes[0]):
+        ax.imshow(w1[:, :, i], cmap="RdBu_r", vmin=-lim, vmax=lim)
+        ax.set_title(f"filter {i}", fontsize=9)
+    names = ["square", "cross", "ring", "bar"]
+    for c, ax in enumerate(axes[1][:4]):
+        ax.imshow(x[np.flatnonzero(y == c)[0], :, :, 0], cmap="gray")
+        ax.set_title(names[c], fontsize=9)
+    for ax in axes.flat:
+        ax.set_xticks([])
+        ax.set_yticks([])
+    for ax in axes[1][4:]:
+        ax.axis("off")
+    fig.suptitle("The CNN's first-layer 3x3 filters (top) and test images of the four classes")
+    fig.tight_layout()
+    figures.save(fig, args, "cnn_filters.png")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ Hessian (a Laplace approximation of the hyperparameters' uncertainty).
 
     python examples/gaussian_process.py           # n = 200 noisy samples
     python examples/gaussian_process.py --smoke   # n = 30
+    python examples/gaussian_process.py --out-dir DIR   # the posterior's PNG goes there
 """
 import argparse
 import time
@@ -14,6 +15,7 @@ from scipy.optimize import minimize
 
 import fxad
 import fxad.numpy as fnp
+import _figures as figures
 from fxad.scipy.stats import multivariate_normal
 
 
@@ -45,7 +47,9 @@ def closed_form_gradient(theta, x, y):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="small problem for CI")
-    n = 30 if ap.parse_args().smoke else 200
+    figures.add_argument(ap)
+    args = ap.parse_args()
+    n = 30 if args.smoke else 200
 
     rng = np.random.default_rng(0)
     x = np.sort(rng.uniform(-3, 3, n))
@@ -84,6 +88,32 @@ def main():
     for name, t, s, tr in zip(["ell", "sf", "sn"], res.x, stderr, true):
         print(f"  {name:>3} = {np.exp(t):.3f}  (log {t:+.3f} ± {s:.3f}; true {np.exp(tr):.3f})")
     print("GP hyperparameters fitted by gradient: a positive definite Hessian at the optimum")
+    plot(res.x, x, y, args)
+
+
+def plot(theta, x, y, args):
+    """The posterior mean of f with its 95% band (the noise-free f), and the data."""
+    plt = figures.pyplot()
+    if plt is None:
+        return
+    log_ell, log_sf, log_sn = theta
+    xs = np.linspace(x.min() - 0.5, x.max() + 0.5, 300)
+    big_k = np.asarray(kernel(x, x, log_ell, log_sf)) + np.exp(2 * log_sn) * np.eye(len(x))
+    k_star = np.asarray(kernel(xs, x, log_ell, log_sf))
+    chol = np.linalg.cholesky(big_k)
+    mean = k_star @ np.linalg.solve(chol.T, np.linalg.solve(chol, y))
+    v = np.linalg.solve(chol, k_star.T)
+    sd = np.sqrt(np.maximum(np.exp(2 * log_sf) - np.sum(v * v, axis=0), 0.0))
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.fill_between(xs, mean - 1.96 * sd, mean + 1.96 * sd, color="C0", alpha=0.25,
+                    label="95% band")
+    ax.plot(xs, mean, color="C0", label="posterior mean")
+    ax.plot(x, y, "k.", ms=4, label="data")
+    ax.set(title=f"GP posterior, hyperparameters fitted by gradient (ell = {np.exp(log_ell):.2f}, "
+           f"sf = {np.exp(log_sf):.2f}, sn = {np.exp(log_sn):.2f})", xlabel="x")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    figures.save(fig, args, "gaussian_process.png")
 
 
 if __name__ == "__main__":

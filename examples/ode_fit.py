@@ -6,6 +6,7 @@ augmented solve per parameter). The script compares the two: agreement and time.
 
     python examples/ode_fit.py           # 40 observations, 4 parameters + 2 initial states
     python examples/ode_fit.py --smoke   # a few seconds
+    python examples/ode_fit.py --out-dir DIR   # the fit's PNG goes there
 """
 import argparse
 import time
@@ -15,6 +16,7 @@ import scipy.optimize
 
 import fxad
 import fxad.numpy as fnp
+import _figures as figures
 from fxad.scipy.integrate import solve_ivp
 
 TRUE = np.array([1.0, 0.1, 1.5, 0.075])  # prey growth, predation, predator death, conversion
@@ -36,7 +38,9 @@ def simulate(theta, t_obs, rtol=1e-8):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="small problem for CI")
-    smoke = ap.parse_args().smoke
+    figures.add_argument(ap)
+    args = ap.parse_args()
+    smoke = args.smoke
     n_obs, max_iter = (12, 40) if smoke else (40, 200)
 
     rng = np.random.default_rng(0)
@@ -86,6 +90,26 @@ def main():
     err = np.max(np.abs(fitted[:4] / TRUE - 1))
     assert res.fun < loss(theta0) and err < 0.15, (res.fun, err)
     print(f"fitted Lotka-Volterra parameters within {100 * err:.1f}% of the truth")
+    plot(theta0, res.x, t_obs, data, args)
+
+
+def plot(theta0, theta, t_obs, data, args):
+    """The observations, the fitted model's trajectories and the starting guess's."""
+    plt = figures.pyplot()
+    if plt is None:
+        return
+    ts = np.linspace(t_obs[0], t_obs[-1], 400)
+    fit, start = np.asarray(simulate(theta, ts)), np.asarray(simulate(theta0, ts))
+    fig, ax = plt.subplots(figsize=(9, 4))
+    for i, (name, color) in enumerate((("prey", "C0"), ("predators", "C3"))):
+        ax.plot(t_obs, data[i], "o", color=color, ms=4, label=f"{name}: data")
+        ax.plot(ts, fit[i], color=color, label=f"{name}: fitted")
+        ax.plot(ts, start[i], color=color, ls=":", lw=1, label=f"{name}: starting guess")
+    ax.set(title="Lotka-Volterra fitted through solve_ivp (gradient by the adjoint method)",
+           xlabel="time", ylabel="population")
+    ax.legend(ncol=3, fontsize=8)
+    fig.tight_layout()
+    figures.save(fig, args, "ode_fit.png")
 
 
 if __name__ == "__main__":

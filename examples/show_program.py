@@ -1,12 +1,15 @@
 """Read the programs fxad builds for one function: its gradient, its linearization (the
 tangent program, with the primal work already done) and its VJP (the transposed linear
-program), and write the gradient program as a Graphviz DOT file.
+program), and write the gradient program as a Graphviz DOT file, drawn as SVG when Graphviz
+is installed (the `graphviz` Python package, or its `dot` program on PATH).
 
-    python examples/show_program.py                  # DOT file goes to a temp directory
-    python examples/show_program.py --out grad.dot   # ...or here; render: dot -Tsvg grad.dot
+    python examples/show_program.py                  # grad.dot (+ grad.svg) in a temp directory
+    python examples/show_program.py --out-dir DIR    # ...or in DIR
 """
 import argparse
 import os
+import shutil
+import subprocess
 import tempfile
 
 import numpy as np
@@ -26,7 +29,7 @@ def prims(closed):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", help="where to write the DOT file (default: a temp directory)")
+    ap.add_argument("--out-dir", help="where to write the files (default: a temp directory)")
     ap.add_argument("--smoke", action="store_true", help="accepted for CI; already small")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
@@ -54,12 +57,36 @@ def main():
     print("outputs:", [str(a.str_short()) for a in vjp_prog.out_avals], "(one per primal)")
 
     dot = grad_prog.to_dot()
-    out = args.out or os.path.join(tempfile.mkdtemp(prefix="fxad_"), "grad.dot")
+    out_dir = args.out_dir or tempfile.mkdtemp(prefix="fxad_")
+    os.makedirs(out_dir, exist_ok=True)
+    out = os.path.join(out_dir, "grad.dot")
     with open(out, "w") as fh:
         fh.write(dot + "\n")
     assert dot.lstrip().startswith("digraph")
     print(f"\nwrote the grad program as DOT ({dot.count('->')} edges) to {out}")
-    print(f"render it with: dot -Tsvg {out} -o grad.svg")
+    svg = render_svg(dot, os.path.join(out_dir, "grad.svg"))
+    if svg:
+        print(f"drew it as {svg}")
+    else:
+        print("Graphviz is not installed, so no drawing: install its `dot` program (e.g. "
+              "apt-get install graphviz, brew install graphviz) or `pip install graphviz` "
+              f"with the program, then: dot -Tsvg {out} -o grad.svg")
+
+
+def render_svg(dot, path):
+    """Draw DOT text as SVG with Graphviz, if it is installed; the path written, else None."""
+    try:
+        import graphviz  # the Python package (it needs the dot program too)
+        with open(path, "w") as fh:
+            fh.write(graphviz.Source(dot).pipe(format="svg", encoding="utf-8"))
+        return path
+    except Exception:  # not installed, or installed without its program: try the program
+        pass
+    exe = shutil.which("dot")
+    if exe is None:
+        return None
+    subprocess.run([exe, "-Tsvg", "-o", path], input=dot, text=True, check=True)
+    return path
 
 
 if __name__ == "__main__":

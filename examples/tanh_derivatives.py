@@ -5,12 +5,10 @@ it a text table is printed instead).
 Closed form: every derivative of tanh is a polynomial in t = tanh(x):
     P_0(t) = t,   P_{k+1}(t) = P_k'(t) * (1 - t^2).
 
-    python examples/tanh_derivatives.py [--out tanh.png]   # default: a temp directory
+    python examples/tanh_derivatives.py [--out-dir DIR]   # the PNG goes there (default: temp)
     python examples/tanh_derivatives.py --smoke            # fewer points
 """
 import argparse
-import os
-import tempfile
 import time
 
 import numpy as np
@@ -18,13 +16,7 @@ from numpy.polynomial import polynomial as P
 
 import fxad
 import fxad.numpy as fnp
-
-try:
-    import matplotlib
-    matplotlib.use("Agg")  # no display needed
-    import matplotlib.pyplot as plt
-except ImportError:
-    plt = None
+import _figures as figures
 
 ORDER = 6
 
@@ -41,7 +33,7 @@ def closed_form(x, order):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="fewer points for CI")
-    ap.add_argument("--out", help="PNG path (default: a temporary directory)")
+    figures.add_argument(ap)
     args = ap.parse_args()
     xs = np.linspace(-4.0, 4.0, 41 if args.smoke else 401)
 
@@ -62,15 +54,15 @@ def main():
     # The same derivatives, without vmap, at one point: a scalar check of the nesting.
     print("at x = 0.5:", ", ".join(f"d{k}={float(f(0.5)):+.5f}" for k, f in enumerate(fs)))
 
+    plt = figures.pyplot()
     if plt is None:
-        print("matplotlib not installed: text table instead of a plot")
+        print("text table instead of a plot")
         pick = np.linspace(0, len(xs) - 1, 9).astype(int)
         print("      x " + "".join(f"{'d' + str(k):>10s}" for k in range(ORDER + 1)))
         for i in pick:
             print(f"{xs[i]:7.2f} " + "".join(f"{y[i] + 0.0:10.4f}" for y in ys))  # no -0.0
         return
 
-    out = args.out or os.path.join(tempfile.mkdtemp(prefix="fxad_"), "tanh_derivatives.png")
     # one panel per order: the peaks grow from 1 (tanh) to about 52 (sixth derivative)
     fig, axes = plt.subplots(2, 4, figsize=(12, 5.5), sharex=True)
     for k, ax in enumerate(axes.flat):
@@ -79,11 +71,10 @@ def main():
             continue
         ax.plot(xs, ys[k])
         ax.axhline(0.0, color="0.8", lw=0.8)
-        ax.set_title("tanh" if k == 0 else f"d^{k}/dx^{k} tanh", fontsize=10)
+        ax.set_title("tanh" if k == 0 else f"$d^{{{k}}}/dx^{{{k}}}$ tanh", fontsize=10)
     fig.suptitle("tanh and its first six derivatives (fxad.grad nested, vmapped)")
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    print(f"wrote {out}")
+    figures.save(fig, args, "tanh_derivatives.png")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ decoupled weight decay (AdamW: decay is applied to the weights, not added to the
 
     python examples/train_mlp.py           # full run
     python examples/train_mlp.py --smoke   # a few seconds
+    python examples/train_mlp.py --out-dir DIR   # the training curves' PNG goes there
 """
 import argparse
 import time
@@ -15,6 +16,7 @@ import numpy as np
 
 import fxad
 import fxad.numpy as fnp
+import _figures as figures
 from fxad.tree_util import tree_map
 
 
@@ -86,8 +88,9 @@ def accuracy(params, x, y):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="tiny run for CI")
+    figures.add_argument(ap)
     args = ap.parse_args()
-    n_per_class, hidden, epochs, batch = (60, 16, 4, 30) if args.smoke else (300, 64, 60, 50)
+    n_per_class, hidden, epochs, batch = (150, 32, 12, 50) if args.smoke else (300, 64, 60, 50)
     n_classes, p_drop = 3, 0.1
 
     rng = np.random.default_rng(0)
@@ -103,6 +106,7 @@ def main():
                 decay_mask={k: float(k.startswith("w")) for k in params})
     print(f"spirals: {n_train} train / {len(xte)} test points, {n_classes} classes "
           f"(chance = {1 / n_classes:.2f})")
+    curves = {"loss": [], "train": [], "test": []}
     t0 = time.perf_counter()
     for epoch in range(1, epochs + 1):
         order = rng.permutation(n_train)
@@ -114,14 +118,44 @@ def main():
             loss, grads = loss_and_grad(params, xtr[idx], onehot[idx], mask)
             params = opt.step(params, grads)
             losses.append(float(loss))
-        print(f"epoch {epoch:3d}  loss {np.mean(losses):.4f}  "
-              f"train acc {accuracy(params, xtr, ytr):.3f}  "
-              f"test acc {accuracy(params, xte, yte):.3f}")
+        curves["loss"].append(np.mean(losses))
+        curves["train"].append(accuracy(params, xtr, ytr))
+        curves["test"].append(accuracy(params, xte, yte))
+        print(f"epoch {epoch:3d}  loss {curves['loss'][-1]:.4f}  "
+              f"train acc {curves['train'][-1]:.3f}  test acc {curves['test'][-1]:.3f}")
     acc = accuracy(params, xte, yte)
     print(f"final test accuracy {acc:.3f} (chance {1 / n_classes:.2f}) "
           f"in {time.perf_counter() - t0:.1f}s")
     if not args.smoke:   # the smoke run is too short to promise much
         assert acc > 0.8, acc
+    plot(curves, params, x, y, n_classes, args)
+
+
+def plot(curves, params, x, y, n_classes, args):
+    """Training loss, train and test accuracy per epoch, and the learned decision regions."""
+    plt = figures.pyplot()
+    if plt is None:
+        return
+    epochs = np.arange(1, len(curves["loss"]) + 1)
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 4))
+    ax1.plot(epochs, curves["loss"])
+    ax1.set(title="training loss (cross-entropy)", xlabel="epoch", yscale="log")
+    ax2.plot(epochs, curves["train"], label="train")
+    ax2.plot(epochs, curves["test"], label="test")
+    ax2.axhline(1 / n_classes, color="0.6", ls=":", label="chance")
+    ax2.set(title="accuracy", xlabel="epoch", ylim=(0, 1.02))
+    ax2.legend()
+    g = np.linspace(-1.2, 1.2, 150)
+    gx, gy = np.meshgrid(g, g)
+    grid = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    logits = forward(params, grid, np.ones((1, params["w2"].shape[0])))
+    ax3.contourf(gx, gy, np.argmax(logits, axis=1).reshape(gx.shape), alpha=0.3,
+                 levels=np.arange(n_classes + 1) - 0.5, cmap="viridis")
+    ax3.scatter(x[:, 0], x[:, 1], c=y, s=6, cmap="viridis")
+    ax3.set(title="decision regions and the data", aspect="equal")
+    fig.suptitle("An MLP on three spirals, trained with AdamW on fxad's gradients")
+    fig.tight_layout()
+    figures.save(fig, args, "train_mlp.png")
 
 
 if __name__ == "__main__":

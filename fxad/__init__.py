@@ -26,4 +26,16 @@ from .debug import config, debug_nans  # noqa: F401
 
 remat = checkpoint
 
+__all__ = [
+    "Array", "Device", "ShapeDtypeStruct", "ShapedArray", "Tracer", "block_until_ready",
+    "checkpoint", "checkpoint_name", "checkpoint_policies", "closure_convert", "config",
+    "custom_jvp", "custom_vjp", "debug", "debug_nans", "default_backend", "device_count",
+    "device_get", "device_put", "devices", "disable_jit", "errors", "eval_shape",
+    "flatten_util", "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
+    "lax", "linear_transpose", "linearize", "local_device_count", "local_devices",
+    "make_jaxpr", "named_call", "nn", "numpy", "print_saved_residuals", "process_count",
+    "process_index", "pure_callback", "random", "remat", "saved_residuals", "scipy",
+    "stop_gradient", "tree", "tree_util", "typeof", "typing", "value_and_grad", "vjp", "vmap",
+]
+
 __version__ = "0.1.0"

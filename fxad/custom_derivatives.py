@@ -33,6 +33,9 @@ from .rules.helpers import unbroadcast
 from .tree_util import cache_key, tree_flatten, tree_unflatten
 
 
+__all__ = ["checkpoint", "custom_jvp", "custom_vjp", "linear_call"]
+
+
 def _signature(fun):
     try:
         return inspect.signature(fun)

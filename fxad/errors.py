@@ -1,6 +1,13 @@
 """fxad's exceptions. Each also derives from the built-in a user would catch."""
 
 
+__all__ = [
+    "CompilationWarning", "ConcretizationError", "EscapedTracerError", "FxadError",
+    "FxadTypeError", "FxadValueError", "InexactSolutionWarning", "JaxprTypeError",
+    "OpaqueFunctionError", "RuleNotImplementedError", "TracerArrayConversionError",
+]
+
+
 class FxadError(Exception):
     """Base class of every error fxad raises on purpose."""
 

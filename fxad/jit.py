@@ -476,7 +476,13 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
     None (or JAX's "cpu"), follows `fxad.config.jit_backend` (environment variable
     FXAD_JIT_BACKEND) at each call. `donate_argnums`, `donate_argnames`, `keep_unused`,
     `device` and `inline` are accepted for JAX code and change nothing (fxad runs on the
-    CPU and never writes into its inputs)."""
+    CPU and never writes into its inputs).
+
+    >>> import fxad, fxad.numpy as fnp
+    >>> f = fxad.jit(lambda x: fnp.sum(fnp.tanh(x)) * 2)
+    >>> print(f(fnp.zeros(3)), fxad.grad(f)(fnp.zeros(2)))     # staged once, then reused
+    0.0 [2. 2.]
+    """
     backend = None if backend == "cpu" else backend
     if fun is None:
         return lambda f: jit(f, static_argnums, static_argnames, donate_argnums,

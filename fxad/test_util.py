@@ -63,11 +63,17 @@ def _numerical_jvp(f, args, v, eps):
 
 
 def check_jvp(f, args, v, eps, atol, rtol, order=1):
+    """Assert that jvp(f, args, v)'s tangent matches the central difference of f along v with
+    step eps (within atol/rtol); `order` names the derivative order in the error message."""
     _, t = jvp(f, args, v)
     _close("jvp vs finite differences", t, _numerical_jvp(f, args, v, eps), atol, rtol, order)
 
 
 def check_vjp(f, args, v, ct, eps, atol, rtol, order=1, transpose_identity=True):
+    """Assert that the VJP of f agrees with finite differences: <ct, J v> from the central
+    difference along v equals <vjp(ct), v>; and, when forward mode can differentiate f, the
+    transpose identity <ct, jvp(v)> = <vjp(ct), v> to rounding. `transpose_identity=False`
+    skips that check only where forward mode cannot differentiate f."""
     _, f_vjp = vjp(f, *args)
     ct_in = f_vjp(ct)
     lhs_num = _vdot(ct, _numerical_jvp(f, args, v, eps))

@@ -10,8 +10,9 @@ table of rule files (header `| file | primitives |`) must list every file under 
 that defines primitives, each with exactly the primitives defined there.
 
 A ```python block runs (the blocks of one file share a namespace; cwd is the repository root);
-a ```bash block runs in a shell there. If the next fenced block is ```text, it holds that
-block's standard output. Blocks fenced as ```py are quoted code and are not run.
+a ```bash block runs in a shell there, except an install block (one that starts with `pip
+install`: CI's own set-up runs exactly those commands). If the next fenced block is ```text, it
+holds that block's standard output. Blocks fenced as ```py are quoted code and are not run.
 
 Outputs are compared so that the machine cannot matter: LAPACK/BLAS kernels, CPU instruction
 sets and libm differ in the last bits, and a result that is zero in exact arithmetic prints as
@@ -40,7 +41,7 @@ import warnings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # the fxad of this tree, whatever is installed
-FENCE = re.compile(r"^```(\w*)\s*$")
+FENCE = re.compile(r"^```(\w*|\{[\w-]+\}.*?)\s*$")  # ```lang, or a MyST directive: ```{include} x
 
 
 def blocks(lines):
@@ -120,6 +121,8 @@ def run_file(path, mode):
         if lang not in ("python", "bash"):
             continue
         code = "\n".join(lines[s + 1:e])
+        if lang == "bash" and code.lstrip().startswith("pip install"):
+            continue
         if lang == "python":
             buf = io.StringIO()
             with contextlib.redirect_stdout(buf), warnings.catch_warnings():
@@ -205,8 +208,11 @@ def check_references(path):
     """The problems with what the note at `path` says about the tree (empty: none)."""
     text = open(path).read()
     problems = []
+    here = os.path.dirname(path)
     for ref in sorted(set(PATH.findall(text))):
-        if not _path_exists(ref):
+        # a note may name a page beside it, as the site's toctrees do (api/index: api/index.md)
+        beside = any(os.path.exists(os.path.join(here, ref + ext)) for ext in ("", ".md"))
+        if not _path_exists(ref) and not beside:
             problems.append(f"no such file: {ref}")
     for link in sorted(set(LINK.findall(text))):
         if "/" not in link and not os.path.exists(os.path.join(os.path.dirname(path), link)):

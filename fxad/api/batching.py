@@ -48,10 +48,18 @@ def _axes_for(axes, tree, n_leaves, what):
 
 def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
          axis_size: int | None = None) -> Callable:
-    """Vectorize f over a mapped axis of its inputs (JAX semantics for in_axes/out_axes).
-    `axis_name` names the mapped axis for the collectives of `fxad.lax` (psum, all_gather,
-    axis_index, ...) called inside `f`; vmaps nest, each binding its own name. The order of
-    the parameters is JAX's."""
+    """Vectorize f over a mapped axis of its inputs (JAX semantics for in_axes/out_axes): `in_axes`
+    gives each argument's mapped axis (None: not mapped), `out_axes` where the mapped axis goes
+    in the outputs; `axis_name` names the mapped axis for the collectives of `fxad.lax` (psum,
+    all_gather, axis_index, ...) called inside `f` (vmaps nest, each binding its own name; the
+    reference semantics of pmap and shard_map); composes with every other transformation.
+
+    >>> import fxad, fxad.numpy as fnp
+    >>> print(fxad.vmap(fnp.dot, in_axes=(0, None))(fnp.eye(2), fnp.array([3.0, 4.0])))
+    [3. 4.]
+    >>> print(fxad.vmap(lambda v: fxad.lax.psum(v, "i"), axis_name="i")(fnp.array([1.0, 2.0])))
+    [3. 3.]
+    """
     _check_callable("vmap", f)
     if axis_name is not None:
         check_axis_name(axis_name, "vmap")

@@ -26,6 +26,8 @@ _CPU = Device()
 
 
 def devices(backend: Any = None) -> list:
+    """[the CPU device]: fxad computes with NumPy on one CPU device, whatever `backend` says
+    (JAX's signature, for code that asks). `local_devices` is the same function."""
     return [_CPU]
 
 
@@ -33,6 +35,7 @@ local_devices = devices
 
 
 def device_count(backend: Any = None) -> int:
+    """1: the one CPU device (JAX's signature; `local_device_count` is the same function)."""
     return 1
 
 
@@ -40,14 +43,17 @@ local_device_count = device_count
 
 
 def default_backend() -> str:
+    """"cpu", the platform fxad computes on (JAX's function, for code that asks)."""
     return "cpu"
 
 
 def process_count(backend: Any = None) -> int:
+    """1: fxad runs in one process (JAX's multi-process API, for code that asks)."""
     return 1
 
 
 def process_index(backend: Any = None) -> int:
+    """0: the index of this, the only, process."""
     return 0
 
 
@@ -62,6 +68,8 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
 
 
 def device_get(x: Any) -> Any:
+    """x with its leaves as NumPy arrays (tracers are left as they are): in JAX this copies to
+    the host; fxad's arrays are already there."""
     return tree_map(_host, x)
 
 

@@ -17,7 +17,13 @@ from .common import (_check_callable, _check_tangent, _check_tuple, _flat_fun, _
 
 
 def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False) -> tuple:
-    """(f(*primals), J·tangents) by forward mode."""
+    """(f(*primals), J·tangents) by forward mode.
+
+    >>> import fxad, fxad.numpy as fnp
+    >>> y, y_dot = fxad.jvp(fnp.exp, (0.0,), (2.0,))
+    >>> print(y, y_dot)
+    1.0 2.0
+    """
     return _jvp(f, primals, tangents, has_aux, "jvp")
 
 

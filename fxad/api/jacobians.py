@@ -147,7 +147,13 @@ def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
 def hessian(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
             holomorphic: bool = False) -> Callable:
     """jacfwd(jacrev(f)): forward over reverse. With `has_aux`, f returns (output, aux) and
-    the result is (hessian, aux)."""
+    the result is (hessian, aux).
+
+    >>> import fxad, fxad.numpy as fnp
+    >>> print(fxad.hessian(lambda x: x[0] ** 2 * x[1])(fnp.array([1.0, 2.0])))
+    [[4. 2.]
+     [2. 0.]]
+    """
     _check_callable("hessian", f)
     h = _jacfwd(jacrev(f, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                 has_aux, holomorphic, "hessian")

@@ -19,7 +19,14 @@ from .common import (Argnums, _argnums_split, _check_callable, _check_cotangent,
 
 
 def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
-    """(f(*primals), f_vjp[, aux]); f_vjp(ct) returns a tuple with one cotangent per primal."""
+    """(f(*primals), f_vjp[, aux]); f_vjp(ct) returns a tuple with one cotangent per primal.
+
+    >>> import fxad, fxad.numpy as fnp
+    >>> y, f_vjp = fxad.vjp(lambda x, w: x * w, 3.0, 4.0)
+    >>> ct_x, ct_w = f_vjp(1.0)
+    >>> print(y, ct_x, ct_w)
+    12.0 4.0 3.0
+    """
     _check_callable("vjp", f)
     flat_p, tree_p = tree_flatten(primals)
     return _vjp_leaves(f, [_leaf(p) for p in flat_p], tree_p, has_aux, "vjp", snapshot=True)
@@ -162,7 +169,13 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name, allow_int=False):
 
 def value_and_grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
                    holomorphic: bool = False, allow_int: bool = False) -> Callable:
-    """(f(*args), ∇f(*args)) for a scalar-valued f, by reverse mode."""
+    """(f(*args), ∇f(*args)) for a scalar-valued f, by reverse mode.
+
+    >>> import fxad, fxad.numpy as fnp
+    >>> value, g = fxad.value_and_grad(lambda x: fnp.sum(x ** 2))(fnp.array([1.0, 2.0]))
+    >>> print(value, g)
+    5.0 [2. 4.]
+    """
     return _value_and_grad(f, argnums, has_aux, holomorphic, "value_and_grad", allow_int)
 
 
@@ -170,7 +183,15 @@ def grad(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
          holomorphic: bool = False, allow_int: bool = False) -> Callable:
     """∇f for a scalar-valued f (reverse mode: linearize, then transpose). With
     `allow_int`, integer arguments are accepted and get integer zeros as gradients (JAX
-    gives float0 zeros)."""
+    gives float0 zeros). `argnums` picks the arguments (a tuple gives a tuple of gradients);
+    `has_aux`: f returns (output, aux), and the result is (gradient, aux).
+
+    >>> import fxad, fxad.numpy as fnp
+    >>> print(fxad.grad(lambda x: x ** 3)(2.0))
+    12.0
+    >>> print(fxad.grad(fxad.grad(fnp.sin))(fnp.pi / 2))    # grad composes: -sin(pi / 2)
+    -1.0
+    """
     vg = _value_and_grad(f, argnums, has_aux, holomorphic, "grad", allow_int)
 
     def g(*args, **kwargs):

@@ -282,6 +282,7 @@ def sm3(step_size, momentum=0.9):
 # --- step-size schedules -----------------------------------------------------------------------
 
 def constant(step_size) -> Schedule:
+    """The schedule that gives step_size at every step i."""
     def schedule(i):
         return step_size
     return schedule

@@ -104,6 +104,12 @@ def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
 Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
 ConvTranspose = functools.partial(GeneralConvTranspose, ("NHWC", "HWIO", "NHWC"))
+Conv.__doc__ = ("A 2-d convolution layer, (init_fun, apply_fun): GeneralConv with NHWC "
+                "inputs, HWIO kernels and NHWC outputs, as JAX's stax.Conv.")
+Conv1DTranspose.__doc__ = ("A 1-d transposed convolution layer: GeneralConvTranspose with NHC "
+                           "inputs, HIO kernels and NHC outputs, as JAX's.")
+ConvTranspose.__doc__ = ("A 2-d transposed convolution layer: GeneralConvTranspose with NHWC "
+                         "inputs, HWIO kernels and NHWC outputs, as JAX's.")
 
 
 def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros,

@@ -3,6 +3,8 @@ structured control flow, and JAX's signatures for the rest, one module per topic
 slicing, elementwise, reductions, products, sorting, special functions, convolution,
 windowed reductions, collectives over named axes (parallel), implicit differentiation
 (custom_root, custom_linear_solve) and `fxad.lax.linalg`."""
+from types import ModuleType as _ModuleType
+
 from ..rules.ops import *  # noqa: F401,F403  (every primitive's bind wrapper; see __all__ there)
 from .control_flow import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
@@ -23,3 +25,8 @@ from . import linalg  # noqa: F401  (fxad.lax.linalg, as jax.lax.linalg)
 from .windowed import (  # noqa: F401
     reduce_window, reduce_window_max, reduce_window_min, reduce_window_shape_tuple,
     reduce_window_sum)
+
+# Every function, class and constant imported above (the star-imported modules list theirs in
+# their own __all__), and the public submodules.
+__all__ = sorted([n for n, v in globals().items() if not n.startswith("_") and n != "annotations"
+                  and not isinstance(v, _ModuleType)] + ["linalg"])

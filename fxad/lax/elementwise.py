@@ -14,10 +14,14 @@ from ..rules.ops import (  # noqa: F401  (lax spells them differently)
 
 
 def square(x):
+    """x * x, elementwise, with NumPy broadcasting; differentiable to any order in forward and
+    reverse mode."""
     return ops.integer_pow(x, 2)
 
 
 def reciprocal(x):
+    """1 / x, elementwise, with NumPy broadcasting; differentiable to any order in forward and
+    reverse mode."""
     return ops.integer_pow(x, -1)
 
 

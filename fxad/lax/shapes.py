@@ -15,6 +15,7 @@ from ._axes import _axis, _ndim
 
 
 def squeeze(array, dimensions):
+    """array without the axes `dimensions`, each of size 1."""
     nd = _ndim(array)
     dims = {_axis(d, nd) for d in dimensions}
     if any(shape_of(array)[d] != 1 for d in dims):
@@ -24,6 +25,7 @@ def squeeze(array, dimensions):
 
 
 def expand_dims(array, dimensions):
+    """array with axes of size 1 inserted at the positions `dimensions` (of the result)."""
     shape = list(shape_of(array))
     nd = len(shape) + len(dimensions)
     for d in sorted(_axis(d, nd) for d in dimensions):
@@ -48,10 +50,13 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
 
 
 def rev(operand, dimensions):
+    """operand reversed along each axis of `dimensions` (JAX's name for flip); differentiable to
+    any order in forward and reverse mode."""
     return ops.flip(operand, tuple(dimensions)) if len(dimensions) else operand
 
 
 def collapse(operand, start_dimension, stop_dimension=None):
+    """operand with its axes start_dimension ... stop_dimension - 1 merged into one, as JAX's."""
     shape = shape_of(operand)
     stop = len(shape) if stop_dimension is None else stop_dimension
     size = int(np.prod(shape[start_dimension:stop], dtype=np.int64))
@@ -59,10 +64,12 @@ def collapse(operand, start_dimension, stop_dimension=None):
 
 
 def iota(dtype, size):
+    """[0, 1, ..., size - 1] as an array of `dtype`."""
     return np.arange(int(size), dtype=dtype)
 
 
 def full(shape, fill_value, dtype=None):
+    """An array of `shape` filled with fill_value (of `dtype`, else fill_value's)."""
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     if isinstance(fill_value, Tracer):
         v = fill_value if dtype is None else ops.convert_element_type(fill_value, dtype)
@@ -71,11 +78,14 @@ def full(shape, fill_value, dtype=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
+    """An array like x (its shape and dtype unless `shape`/`dtype` are given) filled with
+    fill_value."""
     return full(shape_of(x) if shape is None else shape, fill_value,
                 dtype_of(x) if dtype is None else dtype)
 
 
 def zeros_like_array(x):
+    """An array of zeros with x's shape and dtype."""
     return np.zeros(shape_of(x), dtype_of(x))
 
 
@@ -113,12 +123,15 @@ def pad(operand, padding_value, padding_config):
 
 
 def stack(operands, axis=0):
+    """The arrays of `operands` stacked along a new axis `axis`; differentiable to any order in
+    forward and reverse mode in each."""
     nd = _ndim(operands[0]) + 1
     axis = _axis(axis, nd)
     return ops.concatenate([expand_dims(o, (axis,)) for o in operands], axis)
 
 
 def tile(operand, reps):
+    """operand repeated `reps` times along each axis, as `numpy.tile`."""
     reps = tuple(int(r) for r in reps)
     s = tuple(shape_of(operand))
     x = ops.reshape(operand, tuple(d for pair in zip((1,) * len(s), s) for d in pair))
@@ -127,21 +140,27 @@ def tile(operand, reps):
 
 
 def empty(shape, dtype):
+    """An array of `shape` and `dtype`, filled with zeros (JAX's `empty` is not uninitialized
+    memory either)."""
     return np.zeros(shape, dtype)
 
 
 def broadcasted_iota(dtype, shape, dimension):
+    """An array of `shape` and `dtype` whose values count 0, 1, ... along `dimension`."""
     shape = tuple(int(d) for d in shape)
     return np.broadcast_to(np.arange(shape[dimension], dtype=dtype).reshape(
         tuple(n if i == dimension else 1 for i, n in enumerate(shape))), shape).copy()
 
 
 def broadcast_to_rank(x, rank):
+    """x with leading axes of size 1 added until it has `rank` axes, as JAX's."""
     s = tuple(shape_of(x))
     return ops.reshape(x, (1,) * (rank - len(s)) + s) if len(s) < rank else x
 
 
 def broadcast_shapes(*shapes):
+    """The shape NumPy's broadcasting gives to arrays of the given shapes (an error if they do not
+    broadcast)."""
     return tuple(np.broadcast_shapes(*shapes))
 
 

@@ -63,6 +63,8 @@ def _in_dim(operand, index, axis, what):
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
                          allow_negative_indices=True):
+    """slice_size elements of operand along `axis` from start_index (a traced value, clamped so
+    the slice fits, as JAX's); differentiable in operand."""
     axis, starts = _in_dim(operand, start_index, axis, "dynamic_slice_in_dim")
     sizes = list(shape_of(operand))
     sizes[axis] = int(slice_size)
@@ -70,6 +72,9 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
 
 
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *, allow_negative_indices=True):
+    """The slice of operand at `index` along `axis` (kept as an axis of size 1 if keepdims), the
+    index a traced value; negative indices count from the end unless
+    allow_negative_indices=False. Differentiable in operand."""
     out = dynamic_slice_in_dim(operand, index, 1, axis,
                                allow_negative_indices=allow_negative_indices)
     if keepdims:
@@ -80,12 +85,16 @@ def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *, allow_negativ
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
                                 allow_negative_indices=True):
+    """operand with update written along `axis` from start_index (traced, clamped so the update
+    fits, as JAX's); differentiable in operand and update."""
     _, starts = _in_dim(operand, start_index, axis, "dynamic_update_slice_in_dim")
     return dynamic_update_slice(operand, update, starts,
                                 allow_negative_indices=allow_negative_indices)
 
 
 def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
+    """operand with its slice at `index` along `axis` replaced by update (the index traced);
+    differentiable in operand and update."""
     axis = _axis(axis, _ndim(operand))
     if _ndim(update) == _ndim(operand) - 1:
         update = expand_dims(update, (axis,))
@@ -94,12 +103,16 @@ def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001  (JAX's name)
+    """operand[start:limit:stride] along every axis (static bounds), as JAX's; differentiable to
+    any order in forward and reverse mode."""
     strides = strides or (1,) * len(start_indices)
     return ops.getitem(operand, tuple(builtins.slice(int(a), int(b), int(s)) for a, b, s in
                                       zip(start_indices, limit_indices, strides)))
 
 
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """operand[start_index:limit_index:stride] along `axis` (static bounds); differentiable to any
+    order in forward and reverse mode."""
     nd = _ndim(operand)
     axis = _axis(axis, nd)
     n = shape_of(operand)[axis]
@@ -112,6 +125,8 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
+    """The slice of operand at the static `index` along `axis` (kept as an axis of size 1 if
+    keepdims); differentiable in operand."""
     nd = _ndim(operand)
     axis = _axis(axis, nd)
     out = ops.getitem(operand, (builtins.slice(None),) * axis + (int(index),))
@@ -133,6 +148,7 @@ def split(operand, sizes, axis=0):
 
 
 def unstack(x, axis=0):
+    """The slices of x along `axis`, as a list of arrays; differentiable in x."""
     axis = _axis(axis, _ndim(x))
     return tuple(index_in_dim(x, i, axis, keepdims=False) for i in range(shape_of(x)[axis]))
 

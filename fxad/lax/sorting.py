@@ -39,6 +39,8 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
 
 
 def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    """(keys sorted along `dimension`, values permuted the same way), stable by default;
+    differentiable in keys and values (through the permutation)."""
     return sort((keys, values), dimension, is_stable, num_keys=1)
 
 

@@ -41,6 +41,7 @@ def softplus(x):
 
 
 def silu(x):
+    """x * sigmoid(x) (alias `swish`), elementwise; differentiable to any order."""
     return lax.mul(x, lax.logistic(x))
 
 

@@ -29,6 +29,7 @@ def ones(key, shape, dtype=None):
 
 
 def constant(value, dtype=None):
+    """An initializer filling the shape with `value` (the key is ignored)."""
     def init(key, shape, dtype=dtype):
         return fnp.full(canonical_shape("constant", shape), value, _dtype(dtype))
     return init
@@ -43,6 +44,7 @@ def uniform(scale=1e-2, dtype=None):
 
 
 def normal(stddev=1e-2, dtype=None):
+    """An initializer drawing stddev times standard normal samples (`fxad.random.normal`)."""
     def init(key, shape, dtype=dtype):
         dt = _dtype(dtype)
         return random.normal(key, shape, dt) * np.array(stddev, dt)
@@ -122,28 +124,42 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
 
 
 def glorot_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
+    """Glorot and Bengio's (alias xavier_uniform) initializer: uniform samples with variance
+    1 / n, n the average of fan_in and fan_out
+    (`variance_scaling(1.0, "fan_avg", "uniform")`; the axes as in `compute_fans`)."""
     return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def glorot_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
+    """Glorot and Bengio's (alias xavier_normal) initializer: truncated normal samples with
+    variance 1 / n, n the average of fan_in and fan_out
+    (`variance_scaling(1.0, "fan_avg", "truncated_normal")`; the axes as in `compute_fans`)."""
     return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis,
                             dtype)
 
 
 def lecun_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
+    """LeCun's initializer: uniform samples with variance 1 / n, n fan_in
+    (`variance_scaling(1.0, "fan_in", "uniform")`; the axes as in `compute_fans`)."""
     return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def lecun_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
+    """LeCun's initializer: truncated normal samples with variance 1 / n, n fan_in
+    (`variance_scaling(1.0, "fan_in", "truncated_normal")`; the axes as in `compute_fans`)."""
     return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
                             dtype)
 
 
 def he_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
+    """He et al.'s (alias kaiming_uniform) initializer: uniform samples with variance 2 / n, n fan_in
+    (`variance_scaling(2.0, "fan_in", "uniform")`; the axes as in `compute_fans`)."""
     return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
 def he_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
+    """He et al.'s (alias kaiming_normal) initializer: truncated normal samples with variance 2 / n, n fan_in
+    (`variance_scaling(2.0, "fan_in", "truncated_normal")`; the axes as in `compute_fans`)."""
     return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis,
                             dtype)
 

@@ -1,5 +1,7 @@
 """NumPy's names and signatures on arrays and traced values (float64 by default; NumPy's
 dtype promotion)."""
+from types import ModuleType as _ModuleType
+
 from numpy import (  # noqa: F401  dtypes and constants, as in NumPy
     bool_, complex64, complex128, e, float16, float32, float64, inf, int8, int16, int32,
     int64, nan, newaxis, pi, uint8, dtype, ndarray)
@@ -43,6 +45,11 @@ from numpy import (  # noqa: F401  the rest of NumPy's scalar type names
     uintp, ulong, ulonglong, ushort)
 from numpy.exceptions import ComplexWarning  # noqa: F401
 from . import fft, linalg  # noqa: F401
+
+# Every function, class and constant imported above (the star-imported modules list theirs in
+# their own __all__), and the public submodules.
+__all__ = sorted([n for n, v in globals().items() if not n.startswith("_") and n != "annotations"
+                  and not isinstance(v, _ModuleType)] + ["fft", "linalg"])
 
 # NumPy dispatch (fxad/numpy/methods.py) finds fxad's counterparts of NumPy functions here.
 import sys as _sys  # noqa: E402

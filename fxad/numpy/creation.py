@@ -35,6 +35,8 @@ def _like(a, dtype, shape):
 
 @stack_traced_lists
 def zeros_like(a, dtype=None, shape=None):
+    """Zeros with a's shape and dtype (or the given ones), as NumPy's (alias `empty_like`: fxad
+    never returns uninitialized memory)."""
     dt, s = _like(a, dtype, shape)
     return indexable(np.zeros(s, dt))
 
@@ -51,18 +53,22 @@ def result_type(*arrays_and_dtypes):
 
 @stack_traced_lists
 def ones_like(a, dtype=None, shape=None):
+    """Ones with a's shape and dtype (or the given ones), as NumPy's."""
     dt, s = _like(a, dtype, shape)
     return indexable(np.ones(s, dt))
 
 
 @stack_traced_lists
 def full_like(a, fill_value, dtype=None, shape=None):
+    """An array like a filled with fill_value (dtype and shape overridable), as NumPy's."""
     dt, s = _like(a, dtype, shape)
     return full(s, fill_value, dt)
 
 
 @stack_traced_lists
 def full(shape, fill_value, dtype=None):  # a traced fill value is broadcast
+    """An array of `shape` filled with fill_value, as NumPy's (a traced fill_value gives a traced
+    array)."""
     if isinstance(fill_value, Tracer):
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         v = fill_value if dtype is None else lax.convert_element_type(fill_value, dtype)
@@ -72,6 +78,8 @@ def full(shape, fill_value, dtype=None):  # a traced fill value is broadcast
 
 @stack_traced_lists
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
+    """num evenly spaced values from start to stop, as NumPy's; differentiable to any order in
+    start and stop."""
     if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
         return indexable(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
     div = (num - 1) if endpoint else num
@@ -82,6 +90,8 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
 
 @stack_traced_lists
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """base ** linspace(start, stop, num), as NumPy's; differentiable to any order in start and
+    stop."""
     if axis != 0:
         raise FxadValueError("fxad's logspace supports axis=0 only")
     out = lax.pow(base, linspace(start, stop, num, endpoint))
@@ -108,6 +118,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 @stack_traced_lists
 def astype(x, dtype, /, *, copy=True, device=None):
+    """x cast to dtype, as `numpy.astype`; differentiable between floating and complex dtypes
+    (integer results carry no derivative)."""
     return lax.convert_element_type(x, dtype) if isinstance(x, Tracer) else \
         np.asarray(x).astype(dtype)
 
@@ -141,6 +153,8 @@ def copy(a):
 
 
 def asarray(obj, dtype=None):
+    """obj as an array (a tracer stays a tracer; lists of tracers are stacked), with `dtype` as
+    NumPy's; differentiable."""
     if isinstance(obj, Tracer):
         return obj if dtype is None else lax.convert_element_type(obj, dtype)
     if has_tracer(obj):

@@ -45,10 +45,22 @@ def _transform(kind, a, s, axes, norm, out, name):
     return _fft(a, kind, axes, s, _NORMS[norm])
 
 
+_WHAT = {"fft": "The discrete Fourier transform", "ifft": "The inverse discrete Fourier transform",
+         "rfft": "The discrete Fourier transform of real input (the non-negative frequencies)",
+         "irfft": "The inverse of rfft: real output from the non-negative frequencies"}
+
+
+def _doc(kind, where):
+    return (f"{_WHAT[kind]} {where}, as `numpy.fft`'s (`norm` \"backward\", \"ortho\" or "
+            "\"forward\"; `out` must be None). Differentiable to any order in forward and reverse "
+            "mode: the transpose of a Fourier transform is another one.")
+
+
 def _one_axis(kind, name):
     def transform(a, n=None, axis=-1, norm=None, out=None):
         return _transform(kind, a, None if n is None else (n,), (axis,), norm, out, name)
     transform.__name__ = name
+    transform.__doc__ = _doc(kind, "along `axis` (length n: cropped or zero-padded)")
     return stack_traced_lists(transform)
 
 
@@ -56,6 +68,8 @@ def _n_axes(kind, name, default_axes):
     def transform(a, s=None, axes=default_axes, norm=None, out=None):
         return _transform(kind, a, s, axes, norm, out, name)
     transform.__name__ = name
+    transform.__doc__ = _doc(kind, "over `axes` (" + ("the last two" if default_axes else "all")
+                             + " by default; lengths s)")
     return stack_traced_lists(transform)
 
 
@@ -75,11 +89,14 @@ def _shift(x, axes, sign):
 
 @stack_traced_lists
 def fftshift(x, axes=None):
+    """x with the zero frequency moved to the centre along `axes` (all by default), as NumPy's; a
+    permutation, so differentiable."""
     return _shift(x, axes, 1)
 
 
 @stack_traced_lists
 def ifftshift(x, axes=None):
+    """The inverse of fftshift, as NumPy's; differentiable."""
     return _shift(x, axes, -1)
 
 

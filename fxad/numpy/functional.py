@@ -24,21 +24,29 @@ from ._lists import stack_traced_lists
 
 @stack_traced_lists
 def unique_values(x, /, *, size=None, fill_value=None):
+    """The sorted unique values of x, as NumPy 2's; under `jit` the result's size depends on the
+    data: give `size=` (and `fill_value=`) as in JAX."""
     return unique(x, size=size, fill_value=fill_value)
 
 
 @stack_traced_lists
 def unique_counts(x, /, *, size=None, fill_value=None):
+    """The unique values and their counts, as NumPy 2's; under `jit` the result's size depends on
+    the data: give `size=` (and `fill_value=`) as in JAX."""
     return unique(x, return_counts=True, size=size, fill_value=fill_value)
 
 
 @stack_traced_lists
 def unique_inverse(x, /, *, size=None, fill_value=None):
+    """The unique values and the indices that rebuild x from them, as NumPy 2's; under `jit` the
+    result's size depends on the data: give `size=` (and `fill_value=`) as in JAX."""
     return unique(x, return_inverse=True, size=size, fill_value=fill_value)
 
 
 @stack_traced_lists
 def unique_all(x, /, *, size=None, fill_value=None):
+    """The unique values with their first indices, inverse indices and counts, as NumPy 2's; under
+    `jit` the result's size depends on the data: give `size=` (and `fill_value=`) as in JAX."""
     return unique(x, True, True, True, size=size, fill_value=fill_value)
 
 
@@ -48,6 +56,8 @@ def _gathered(a, idx):
 
 @stack_traced_lists
 def union1d(ar1, ar2):
+    """The sorted unique values of ar1 and ar2 together, as NumPy's; under `jit` the result's size
+    depends on the data: give `size=` (and `fill_value=`) as in JAX."""
     return unique(concatenate([ravel(ar1), ravel(ar2)]))
 
 
@@ -62,6 +72,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 
 @stack_traced_lists
 def setdiff1d(ar1, ar2, assume_unique=False):
+    """The sorted unique values of ar1 not in ar2, as NumPy's; under `jit` the result's size
+    depends on the data: give `size=` (and `fill_value=`) as in JAX."""
     c1, c2 = _concrete(ar1, "setdiff1d").ravel(), _concrete(ar2, "setdiff1d")
     _, first = np.unique(c1, return_index=True)
     keep = first[~np.isin(c1[first], c2)]
@@ -70,6 +82,8 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 
 @stack_traced_lists
 def setxor1d(ar1, ar2, assume_unique=False):
+    """The sorted values in exactly one of ar1 and ar2, as NumPy's; under `jit` the result's size
+    depends on the data: give `size=` (and `fill_value=`) as in JAX."""
     c1, c2 = _concrete(ar1, "setxor1d").ravel(), _concrete(ar2, "setxor1d").ravel()
     both = np.concatenate([c1, c2])
     vals, first, counts = np.unique(both, return_index=True, return_counts=True)
@@ -78,6 +92,8 @@ def setxor1d(ar1, ar2, assume_unique=False):
 
 @stack_traced_lists
 def compress(condition, a, axis=None, *, size=None, fill_value=0):
+    """The slices of a along `axis` where condition is true, as NumPy's; under `jit` the result's
+    size depends on the data: give `size=` (and `fill_value=`) as in JAX; differentiable in a."""
     cond = _concrete(condition, "compress").astype(bool).ravel()
     if axis is None:
         a, axis = ravel(a), 0
@@ -86,12 +102,17 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0):
 
 @stack_traced_lists
 def extract(condition, arr, *, size=None, fill_value=0):
+    """The elements of arr where condition is true, flattened, as NumPy's; under `jit` the
+    result's size depends on the data: give `size=` (and `fill_value=`) as in JAX;
+    differentiable in arr."""
     cond = _concrete(condition, "extract").astype(bool).ravel()
     return take(ravel(arr), np.nonzero(cond)[0])
 
 
 @stack_traced_lists
 def trim_zeros(filt, trim="fb"):
+    """filt without its leading and/or trailing zeros (`trim` "f", "b", "fb"), as NumPy's; the
+    input must be concrete (the size depends on it)."""
     c = _concrete(filt, "trim_zeros")
     nz = np.nonzero(c)[0]
     lo = nz[0] if len(nz) and "f" in trim else (len(c) if not len(nz) else 0)
@@ -187,6 +208,8 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 
 
 def apply_over_axes(func, a, axes):
+    """func(a, axis) applied over each axis of `axes` in turn, each result keeping the axis as
+    size 1, as NumPy's; differentiable as func is."""
     for ax in (axes,) if isinstance(axes, int) else axes:
         out = func(a, ax)
         a = out if ndim(out) == ndim(a) else expand_dims(out, ax)
@@ -222,6 +245,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """function called once on the index arrays of `shape` (as floats unless dtype says
+    otherwise), as NumPy's; differentiable as function is."""
     return function(*np.indices(shape, dtype=dtype), **kwargs)
 
 
@@ -237,12 +262,16 @@ def _check_core_dims(name, x1, x2, n1, n2):
 
 @stack_traced_lists
 def matvec(x1, x2, /):
+    """The matrix-vector product over the last axes, as NumPy 2.2's `matvec`; differentiable to
+    any order."""
     _check_core_dims("matvec", x1, x2, 2, 1)
     return einsum("...ij,...j->...i", x1, x2)
 
 
 @stack_traced_lists
 def vecmat(x1, x2, /):
+    """The vector-matrix product over the last axes (conjugating the vector), as NumPy 2.2's
+    `vecmat`; differentiable to any order."""
     _check_core_dims("vecmat", x1, x2, 1, 2)
     x1 = asarray(x1)
     return einsum("...i,...ij->...j", lax.conj(x1) if dtype_of(x1).kind == "c" else x1, x2)
@@ -260,32 +289,41 @@ def array_equiv(a1, a2):
 
 @stack_traced_lists
 def isscalar(element):
+    """Whether element is a scalar as NumPy sees it; a 0-d tracer counts as an array, not a
+    scalar."""
     return isinstance(element, Tracer) and element.ndim == 0 or np.isscalar(element)
 
 
 @stack_traced_lists
 def iscomplexobj(x):
+    """Whether x has a complex dtype, as NumPy's (a Python bool)."""
     return dtype_of(asarray(x)).kind == "c"
 
 
 @stack_traced_lists
 def isrealobj(x):
+    """Whether x does not have a complex dtype, as NumPy's (a Python bool)."""
     return not iscomplexobj(x)
 
 
 @stack_traced_lists
 def iscomplex(x):
+    """Whether each element has a non-zero imaginary part, as NumPy's; a boolean result, so not
+    differentiable."""
     x = asarray(x)
     return lax.ne(lax.imag(x), 0) if dtype_of(x).kind == "c" else np.zeros(shape_of(x), bool)
 
 
 @stack_traced_lists
 def isreal(x):
+    """Whether each element has a zero imaginary part, as NumPy's; a boolean result, so not
+    differentiable."""
     return lax.logical_not(iscomplex(x))
 
 
 @stack_traced_lists
 def iterable(y):
+    """Whether y can be iterated, as NumPy's (a tracer with at least one axis can)."""
     return isinstance(y, Tracer) and y.ndim > 0 or np.iterable(y)
 
 

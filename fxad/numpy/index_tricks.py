@@ -106,16 +106,19 @@ diag_indices, mask_indices, indices, tri = np.diag_indices, np.mask_indices, np.
 
 @stack_traced_lists
 def tril_indices_from(arr, k=0):
+    """The index arrays of the lower triangle (from the k-th diagonal) of arr, as NumPy's."""
     return np.tril_indices(shape_of(arr)[-2], k, shape_of(arr)[-1])
 
 
 @stack_traced_lists
 def triu_indices_from(arr, k=0):
+    """The index arrays of the upper triangle (from the k-th diagonal) of arr, as NumPy's."""
     return np.triu_indices(shape_of(arr)[-2], k, shape_of(arr)[-1])
 
 
 @stack_traced_lists
 def diag_indices_from(arr):
+    """The index arrays of the main diagonal of the square array arr, as NumPy's."""
     s = shape_of(arr)
     if len(s) < 2 or len(set(s)) != 1:
         raise FxadValueError("diag_indices_from: all dimensions of the input must be equal")

@@ -36,6 +36,8 @@ def take(a, indices, axis=None, out=None, mode=None, *, unique_indices=False,
 
 @stack_traced_lists
 def take_along_axis(arr, indices, axis):
+    """The elements of arr at `indices` along `axis`, as NumPy's; differentiable to any order in
+    arr."""
     axis %= ndim(arr)
     s = shape(arr)
     idx = []
@@ -70,6 +72,8 @@ def select(condlist, choicelist, default=0):
 
 @stack_traced_lists
 def delete(arr, obj, axis=None):
+    """arr without the entries `obj` (static indices, a slice or a mask) along `axis`, as NumPy's;
+    differentiable to any order."""
     if isinstance(obj, Tracer):
         raise FxadValueError("delete needs concrete indices (the output shape depends on them)")
     if axis is None:

@@ -79,6 +79,8 @@ def identity_like(a):
 
 @stack_traced_lists
 def solve(a, b):
+    """x with a x = b, as `numpy.linalg.solve` (a batch of matrices; b a vector or matrices).
+    Differentiable in a and b to any order."""
     a, b = solve_operands(a, b)
     lu, piv = _sol.lu_factor(a, transposed=True)
     return _sol.lu_solve(a, lu, piv, b, 0, lu_t=True)
@@ -86,6 +88,7 @@ def solve(a, b):
 
 @stack_traced_lists
 def inv(a):
+    """The inverse of a (batched over leading axes), as `numpy.linalg.inv`; differentiable."""
     a = _matrices("inv", a, square=True)
     lu, piv = _sol.lu_factor(a, transposed=True)
     return _sol.lu_solve(a, lu, piv, identity_like(a), 0, lu_t=True)
@@ -93,12 +96,16 @@ def inv(a):
 
 @stack_traced_lists
 def det(a):
+    """The determinant (batched), as `numpy.linalg.det`; differentiable, also at singular matrices
+    (through the LU factors)."""
     a = _matrices("det", a, square=True)
     return _sol.det(a, *_sol.lu_factor(a))
 
 
 @stack_traced_lists
 def slogdet(a):
+    """(sign, log |det a|), as `numpy.linalg.slogdet`; differentiable in a (the log-determinant's
+    derivative is inv(a) transposed)."""
     a = _matrices("slogdet", a, square=True)
     return SlogdetResult(*_sol.slogdet(a, *_sol.lu_factor(a)))
 
@@ -112,6 +119,9 @@ def hermitian_matrices(name, a, symmetrize_input=True):
 
 @stack_traced_lists
 def cholesky(a, /, *, upper=False, symmetrize_input=True):
+    """The lower (or, with upper=True, upper) Cholesky factor of a Hermitian positive definite a,
+    as `numpy.linalg.cholesky`. `symmetrize_input` (JAX's) uses (a + a^H) / 2 so the derivative
+    is that of a symmetric input. Differentiable."""
     a = hermitian_matrices("cholesky", a, symmetrize_input)
     if upper:  # reads the upper triangle: the lower one of aᴴ
         return _sol.mH(_sol.cholesky(_sol.mH(a)))
@@ -126,12 +136,17 @@ def _lower(UPLO):
 
 @stack_traced_lists
 def eigh(a, UPLO="L", symmetrize_input=True):
+    """Eigenvalues (ascending) and eigenvectors of a Hermitian matrix, as `numpy.linalg.eigh`;
+    `symmetrize_input` as JAX's. Differentiable where the eigenvalues are distinct (the
+    eigenvectors' phase fixed as JAX's)."""
     a = hermitian_matrices("eigh", a, symmetrize_input)
     return EighResult(*_dec.eigh(a, _lower(UPLO)))
 
 
 @stack_traced_lists
 def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
+    """The eigenvalues (ascending) of a Hermitian matrix, as `numpy.linalg.eigvalsh`;
+    differentiable where they are distinct."""
     return _dec.eigvalsh(hermitian_matrices("eigvalsh", a, symmetrize_input), _lower(UPLO))
 
 
@@ -148,11 +163,15 @@ def eig(a):
 
 @stack_traced_lists
 def eigvals(a):
+    """The eigenvalues of a general square matrix (complex), as `numpy.linalg.eigvals`;
+    differentiable where they are distinct."""
     return _dec.eig(_matrices("eigvals", a, square=True))[0]
 
 
 @stack_traced_lists
 def qr(a, mode="reduced"):
+    """The QR factorization, as `numpy.linalg.qr` (mode "reduced", "complete" or "r");
+    differentiable for full-rank input (complete mode of a wide or square matrix)."""
     a = _matrices("qr", a)
     m, n = shape_of(a)[-2:]
     if mode == "complete" and m > n:
@@ -166,6 +185,8 @@ def qr(a, mode="reduced"):
 
 @stack_traced_lists
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """The singular value decomposition, as `numpy.linalg.svd`; the singular values are
+    differentiable everywhere, the vectors where the singular values are distinct and non-zero."""
     a = _matrices("svd", a)
     m, n = shape_of(a)[-2:]
     u, s, vt = _dec.svd(a)
@@ -179,6 +200,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 @stack_traced_lists
 def svdvals(x, /):
+    """The singular values (descending), as `numpy.linalg.svdvals`; differentiable."""
     return _dec.svd(_matrices("svdvals", x))[1]
 
 
@@ -256,6 +278,8 @@ def _matrix_norm(x, ord, r, c, keepdims):
 
 @stack_traced_lists
 def norm(x, ord=None, axis=None, keepdims=False):
+    """A vector or matrix norm, as `numpy.linalg.norm` (`ord` and `axis` as NumPy's);
+    differentiable, with the derivative of the 2-norm at 0 taken as 0."""
     x = as_float(x)
     nd = len(shape_of(x))
     if axis is None:
@@ -277,6 +301,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 @stack_traced_lists
 def outer(x1, x2, /):
+    """The outer product of two vectors, as `numpy.linalg.outer`; differentiable."""
     if len(shape_of(x1)) != 1 or len(shape_of(x2)) != 1:
         raise FxadValueError("linalg.outer takes 1-d vectors")
     return _outer(x1, x2)
@@ -284,17 +309,23 @@ def outer(x1, x2, /):
 
 @stack_traced_lists
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """The dot product of vectors along `axis` (conjugating x1), as `numpy.vecdot`; `precision`
+    and `preferred_element_type` as JAX's. Differentiable."""
     return _vecdot(x1, x2, axis=axis, precision=precision,
                    preferred_element_type=preferred_element_type)
 
 
 @stack_traced_lists
 def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """The matrix product, as `numpy.matmul` (batched, vectors promoted); `precision` and
+    `preferred_element_type` as JAX's. Differentiable."""
     return _matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
 @stack_traced_lists
 def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    """The tensor dot product over `axes`, as `numpy.tensordot`; `precision` and
+    `preferred_element_type` as JAX's. Differentiable."""
     return _tensordot(x1, x2, axes, precision=precision,
                       preferred_element_type=preferred_element_type)
 

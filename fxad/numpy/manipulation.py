@@ -16,16 +16,19 @@ from ._lists import stack_traced_lists
 
 @stack_traced_lists
 def shape(a):
+    """The shape of a (works on tracers and Python values), as NumPy's."""
     return tuple(shape_of(a))
 
 
 @stack_traced_lists
 def ndim(a):
+    """The number of axes of a (works on tracers and Python values), as NumPy's."""
     return len(shape_of(a))
 
 
 @stack_traced_lists
 def size(a):
+    """The number of elements of a, as NumPy's."""
     return int(np.prod(shape_of(a), dtype=np.int64))
 
 
@@ -54,11 +57,14 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 @stack_traced_lists
 def ravel(a):
+    """a flattened in C order, as NumPy's (a new array, never a view into fxad's); differentiable
+    to any order."""
     return lax.reshape(a, (size(a),))
 
 
 @stack_traced_lists
 def transpose(a, axes=None):
+    """a with its axes reversed or permuted by `axes`, as NumPy's; differentiable to any order."""
     nd = ndim(a)
     axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
     return lax.transpose(a, axes)
@@ -71,6 +77,7 @@ def _arr(a):
 
 @stack_traced_lists
 def moveaxis(a, source, destination):
+    """a with the axes `source` moved to `destination`, as NumPy's; differentiable to any order."""
     a = _arr(a)
     nd = ndim(a)
     src = [s % nd for s in ((source,) if isinstance(source, int) else source)]
@@ -83,6 +90,7 @@ def moveaxis(a, source, destination):
 
 @stack_traced_lists
 def swapaxes(a, axis1, axis2):
+    """a with axis1 and axis2 exchanged, as NumPy's; differentiable to any order."""
     perm = list(range(ndim(a)))
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
     return lax.transpose(a, tuple(perm))
@@ -90,11 +98,15 @@ def swapaxes(a, axis1, axis2):
 
 @stack_traced_lists
 def broadcast_to(a, shape):
+    """a broadcast to `shape`, as NumPy's; differentiable to any order (the transpose sums over
+    the broadcast axes)."""
     return lax.broadcast_to(a, tuple(shape) if not isinstance(shape, int) else (shape,))
 
 
 @stack_traced_lists
 def expand_dims(a, axis):
+    """a with an axis of size 1 inserted at each position `axis`, as NumPy's; differentiable to
+    any order."""
     s = list(shape_of(a))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     out_nd = len(s) + len(axes)
@@ -105,6 +117,8 @@ def expand_dims(a, axis):
 
 @stack_traced_lists
 def squeeze(a, axis=None):
+    """a without its axes of size 1 (those of `axis` only, if given), as NumPy's; differentiable
+    to any order."""
     s = shape_of(a)
     if axis is None:
         axes = [i for i, d in enumerate(s) if d == 1]
@@ -117,10 +131,14 @@ def squeeze(a, axis=None):
 
 @stack_traced_lists
 def atleast_1d(a):
+    """a with at least one axis, as NumPy's (several arguments give a list); differentiable to any
+    order."""
     return a if ndim(a) >= 1 else lax.reshape(a, (1,))
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """The arrays joined along `axis` (`dtype`/`casting` as NumPy 2's; `out` must be None);
+    differentiable to any order."""
     arrays = _cast_all(arrays, dtype, out, "concatenate", casting)
     if axis is None:
         return lax.concatenate([ravel(a) for a in arrays], 0)
@@ -152,6 +170,8 @@ def _cast_all(arrays, dtype, out, name, casting="same_kind"):
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    """The arrays joined along a new axis `axis` (`dtype`/`casting` as NumPy 2's), as NumPy's;
+    differentiable to any order."""
     arrays = _cast_all(arrays, dtype, out, "stack", casting)
     if not arrays:
         raise FxadValueError("need at least one array to stack")
@@ -161,6 +181,8 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 @stack_traced_lists
 def split(a, indices_or_sections, axis=0):
+    """a split into equal sections or at indices along `axis`, as NumPy's; differentiable to any
+    order."""
     n = shape_of(a)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
         if n % indices_or_sections:
@@ -175,17 +197,21 @@ def split(a, indices_or_sections, axis=0):
 
 @stack_traced_lists
 def flip(m, axis=None):
+    """m with its elements reversed along `axis` (all axes if None), as NumPy's; differentiable to
+    any order."""
     return lax.flip(m, normalize_axes(axis, ndim(m)))
 
 
 @stack_traced_lists
 def atleast_2d(a):
+    """a with at least two axes (new ones in front), as NumPy's; differentiable to any order."""
     nd = ndim(a)
     return a if nd >= 2 else lax.reshape(a, (1,) * (2 - nd) + shape(a))
 
 
 @stack_traced_lists
 def atleast_3d(a):
+    """a with at least three axes (placed as NumPy's does); differentiable to any order."""
     nd, s = ndim(a), shape(a)
     if nd >= 3:
         return a
@@ -193,24 +219,33 @@ def atleast_3d(a):
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
+    """The arrays stacked along the first axis (1-d as rows), as NumPy's; differentiable to any
+    order."""
     return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype, casting=casting)
 
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
+    """The arrays joined along the second axis (first for 1-d), as NumPy's; differentiable to any
+    order."""
     arrs = [atleast_1d(a) for a in tup]
     return concatenate(arrs, 0 if ndim(arrs[0]) == 1 else 1, dtype=dtype, casting=casting)
 
 
 def dstack(tup):
+    """The arrays stacked along the third axis, as NumPy's; differentiable to any order."""
     return concatenate([atleast_3d(a) for a in tup], 2)
 
 
 def column_stack(tup):
+    """1-d arrays as the columns of a 2-d array (2-d arrays as they are), stacked, as NumPy's;
+    differentiable to any order."""
     return concatenate([lax.reshape(a, (size(a), 1)) if ndim(a) < 2 else a for a in tup], 1)
 
 
 @stack_traced_lists
 def array_split(a, indices_or_sections, axis=0):
+    """a split into `indices_or_sections` pieces along `axis` (unequal sizes allowed), as NumPy's;
+    differentiable to any order."""
     n = shape(a)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
         k = int(indices_or_sections)
@@ -221,6 +256,7 @@ def array_split(a, indices_or_sections, axis=0):
 
 @stack_traced_lists
 def roll(a, shift, axis=None):
+    """a shifted cyclically by `shift` along `axis`, as NumPy's; differentiable to any order."""
     a = _arr(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), shape(a))
@@ -239,6 +275,7 @@ def roll(a, shift, axis=None):
 
 @stack_traced_lists
 def tile(a, reps):
+    """a repeated `reps` times along each axis, as NumPy's; differentiable to any order."""
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
     s = shape(a)
     nd = max(len(s), len(reps))
@@ -251,6 +288,8 @@ def tile(a, reps):
 
 @stack_traced_lists
 def repeat(a, repeats, axis=None):
+    """Each element repeated `repeats` times along `axis` (flattened if None), as NumPy's;
+    differentiable to any order."""
     if axis is None:
         a, axis = ravel(a), 0
     n = shape(a)[axis]
@@ -260,6 +299,8 @@ def repeat(a, repeats, axis=None):
 
 @stack_traced_lists
 def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal at `offset` of the axes axis1 and axis2, as NumPy's (a new array: nothing
+    aliases); differentiable to any order."""
     a = moveaxis(a, (axis1, axis2), (-2, -1))
     n, m = shape(a)[-2:]
     rows = np.arange(max(0, -offset), min(n, m - offset)) if m - offset > 0 else np.arange(0)
@@ -268,6 +309,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 @stack_traced_lists
 def diag(v, k=0):
+    """The k-th diagonal of a 2-d v, or a 2-d array with the 1-d v on its k-th diagonal, as
+    NumPy's; differentiable to any order."""
     if ndim(v) == 2:
         return diagonal(v, k)
     if ndim(v) != 1:
@@ -281,6 +324,8 @@ def diag(v, k=0):
 
 @stack_traced_lists
 def trace(a, offset=0, axis1=0, axis2=1):
+    """The sum along the diagonal at `offset` of axis1 and axis2, as NumPy's; differentiable to
+    any order."""
     d = diagonal(a, offset, axis1, axis2)
     return lax.reduce_sum(d, (ndim(d) - 1,))
 
@@ -292,26 +337,34 @@ def _tri_mask(a, k, lower):
 
 @stack_traced_lists
 def tril(m, k=0):  # the other triangle is a constant 0 (m * 0 would be NaN at inf entries)
+    """m with the elements above the k-th diagonal set to 0, as NumPy's; differentiable to any
+    order."""
     return lax.select(_tri_mask(m, k, True), m, np.zeros((), dtype_of(m)))
 
 
 @stack_traced_lists
 def triu(m, k=0):
+    """m with the elements below the k-th diagonal set to 0, as NumPy's; differentiable to any
+    order."""
     return lax.select(_tri_mask(m, k, False), m, np.zeros((), dtype_of(m)))
 
 
 @stack_traced_lists
 def fliplr(m):
+    """m reversed along its second axis, as NumPy's; differentiable to any order."""
     return lax.flip(m, (1,))
 
 
 @stack_traced_lists
 def flipud(m):
+    """m reversed along its first axis, as NumPy's; differentiable to any order."""
     return lax.flip(m, (0,))
 
 
 @stack_traced_lists
 def rot90(m, k=1, axes=(0, 1)):
+    """m rotated by 90 degrees k times in the plane of `axes`, as NumPy's; differentiable to any
+    order."""
     if len(axes) != 2 or ndim(m) < 2:
         raise FxadValueError("rot90 needs two axes of an array with at least two dimensions")
     a0, a1 = (int(a) % ndim(m) for a in axes)
@@ -330,11 +383,14 @@ def rot90(m, k=1, axes=(0, 1)):
 
 @stack_traced_lists
 def matrix_transpose(x, /):
+    """x with its last two axes swapped, as `numpy.matrix_transpose`; differentiable."""
     return swapaxes(x, -1, -2)
 
 
 @stack_traced_lists
 def unstack(x, /, *, axis=0):
+    """The slices of x along `axis` as a tuple of arrays, as NumPy 2's; differentiable to any
+    order."""
     x = _arr(x)
     return tuple(lax.reshape(t, tuple(d for i, d in enumerate(shape(t)) if i != axis % ndim(x)))
                  for t in split(x, shape(x)[axis], axis))
@@ -360,15 +416,20 @@ def block(arrays):
 
 @stack_traced_lists
 def diagflat(v, k=0):
+    """A 2-d array with the flattened v on its k-th diagonal, as NumPy's; differentiable to any
+    order."""
     return diag(ravel(v), k)
 
 
 def broadcast_arrays(*args):
+    """The arguments broadcast against each other, as NumPy's; differentiable to any order."""
     out = tuple(np.broadcast_shapes(*(shape(a) for a in args)))
     return tuple(broadcast_to(a, out) for a in args)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate matrices from coordinate vectors (`indexing` "xy" or "ij", `sparse`), as
+    NumPy's; differentiable to any order."""
     if indexing not in ("xy", "ij"):
         raise FxadValueError("meshgrid: indexing must be 'xy' or 'ij'")
     n = len(xi)
@@ -384,6 +445,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 @stack_traced_lists
 def append(arr, values, axis=None):
+    """arr with values appended along `axis` (flattened if axis is None), as NumPy's;
+    differentiable to any order in both."""
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)
     return concatenate([arr, values], axis)
@@ -406,6 +469,7 @@ def rollaxis(a, axis, start=0):
 
 @stack_traced_lists
 def vsplit(ary, indices_or_sections):
+    """ary split along its first axis, as NumPy's; differentiable to any order."""
     if ndim(ary) < 2:
         raise FxadValueError("vsplit only works on arrays of 2 or more dimensions")
     return split(ary, indices_or_sections, 0)
@@ -413,6 +477,7 @@ def vsplit(ary, indices_or_sections):
 
 @stack_traced_lists
 def hsplit(ary, indices_or_sections):
+    """ary split along its second axis (first for 1-d), as NumPy's; differentiable to any order."""
     if ndim(ary) == 0:
         raise FxadValueError("hsplit only works on arrays of 1 or more dimensions")
     return split(ary, indices_or_sections, 1 if ndim(ary) > 1 else 0)
@@ -420,12 +485,14 @@ def hsplit(ary, indices_or_sections):
 
 @stack_traced_lists
 def dsplit(ary, indices_or_sections):
+    """ary split along its third axis, as NumPy's; differentiable to any order."""
     if ndim(ary) < 3:
         raise FxadValueError("dsplit only works on arrays of 3 or more dimensions")
     return split(ary, indices_or_sections, 2)
 
 
 def row_stack(tup, *, dtype=None, casting="same_kind"):
+    """The arrays stacked as rows (vstack), as NumPy's; differentiable to any order."""
     return vstack(tup, dtype=dtype, casting=casting)
 
 
@@ -436,6 +503,8 @@ def concat(arrays, /, *, axis=0):
 
 @stack_traced_lists
 def permute_dims(a, /, axes):
+    """a with its axes permuted (the Array API's transpose), as NumPy's; differentiable to any
+    order."""
     return transpose(a, axes)
 
 

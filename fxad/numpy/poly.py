@@ -43,6 +43,8 @@ def _pad_front(p, n):
 
 @stack_traced_lists
 def polyadd(a1, a2):
+    """The sum of two polynomials (coefficients, highest power first), as NumPy's; differentiable
+    to any order."""
     a1, a2 = _1d(a1, "polyadd"), _1d(a2, "polyadd")
     n = builtins.max(shape_of(a1)[0], shape_of(a2)[0])
     return lax.add(_pad_front(a1, n), _pad_front(a2, n))
@@ -50,6 +52,7 @@ def polyadd(a1, a2):
 
 @stack_traced_lists
 def polysub(a1, a2):
+    """The difference of two polynomials, as NumPy's; differentiable to any order."""
     a1, a2 = _1d(a1, "polysub"), _1d(a2, "polysub")
     n = builtins.max(shape_of(a1)[0], shape_of(a2)[0])
     return lax.sub(_pad_front(a1, n), _pad_front(a2, n))
@@ -57,6 +60,7 @@ def polysub(a1, a2):
 
 @stack_traced_lists
 def polymul(a1, a2):
+    """The product of two polynomials, as NumPy's; differentiable to any order."""
     return convolve(_1d(a1, "polymul"), _1d(a2, "polymul"))
 
 

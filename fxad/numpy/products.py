@@ -38,6 +38,8 @@ def _jax_keywords(first=0, last=2):
 @stack_traced_lists
 @_jax_keywords()
 def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """The matrix product, as `numpy.matmul` (batched; vectors promoted);
+    `precision`/`preferred_element_type` as JAX's; differentiable to any order."""
     na, nb_ = ndim(a), ndim(b)
     if na == 0 or nb_ == 0:
         raise FxadValueError("matmul: operands must not be 0-d (use multiply)")
@@ -68,6 +70,9 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
 @stack_traced_lists
 @_jax_keywords()
 def dot(a, b, *, precision=None, preferred_element_type=None):
+    """The dot product, as `numpy.dot` (matrix product for 2-d, sum product over the last/second-
+    to-last axes in general); `precision`/`preferred_element_type` as JAX's; differentiable to
+    any order."""
     if ndim(a) == 0 or ndim(b) == 0:
         return lax.mul(a, b)
     rc = 0 if ndim(b) == 1 else ndim(b) - 2
@@ -77,6 +82,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
 @stack_traced_lists
 @_jax_keywords()
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    """The tensor dot product over `axes`, as NumPy's; `precision`/`preferred_element_type` as
+    JAX's; differentiable to any order."""
     if isinstance(axes, (int, np.integer)):
         ac = tuple(range(ndim(a) - int(axes), ndim(a)))
         bc = tuple(range(int(axes)))
@@ -92,6 +99,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
 @stack_traced_lists
 @_jax_keywords()
 def inner(a, b, *, precision=None, preferred_element_type=None):
+    """The inner product over the last axes, as NumPy's; `precision`/`preferred_element_type` as
+    JAX's; differentiable to any order."""
     if ndim(a) == 0 or ndim(b) == 0:
         return lax.mul(a, b)
     return lax.dot_general(a, b, (((ndim(a) - 1,), (ndim(b) - 1,)), ((), ())))
@@ -99,6 +108,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 
 @stack_traced_lists
 def outer(a, b):
+    """The outer product of the flattened a and b, as NumPy's; differentiable to any order."""
     return lax.dot_general(ravel(a), ravel(b), (((), ()), ((), ())))
 
 
@@ -238,6 +248,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
 
 @stack_traced_lists
 def kron(a, b):
+    """The Kronecker product, as NumPy's; differentiable to any order in both."""
     a2, b2 = (lax.reshape(a, (1,) * (ndim(b) - ndim(a)) + shape(a)),
               lax.reshape(b, (1,) * (ndim(a) - ndim(b)) + shape(b)))
     nd = ndim(a2)

@@ -39,6 +39,8 @@ def accept_sequences(f):
 
 @accept_sequences
 def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, out=None):
+    """The sum over `axis` (all axes by default; the other arguments as NumPy's; `out` must be
+    None); differentiable to any order."""
     _no_out(out, "sum")
     if dtype is not None:
         a = lax.convert_element_type(a, dtype)
@@ -50,6 +52,8 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, o
 
 @accept_sequences
 def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, out=None):
+    """The product over `axis` (all axes by default; the other arguments as NumPy's; `out` must be
+    None); differentiable to any order, zeros included."""
     _no_out(out, "prod")
     if dtype is not None:
         a = lax.convert_element_type(a, dtype)
@@ -73,12 +77,18 @@ def _extreme(reduce, pick, name, a, axis, keepdims, initial, where):
 
 @accept_sequences
 def max(a, axis=None, keepdims=False, *, initial=None, where=None, out=None):
+    """The largest element over `axis` (all axes by default; the other arguments as NumPy's; `out`
+    must be None) (alias `amax`); differentiable to any order, the derivative shared evenly
+    among the elements equal to the maximum."""
     _no_out(out, "max")
     return _extreme(lax.reduce_max, lax.max, "max", a, axis, keepdims, initial, where)
 
 
 @accept_sequences
 def min(a, axis=None, keepdims=False, *, initial=None, where=None, out=None):
+    """The smallest element over `axis` (all axes by default; the other arguments as NumPy's;
+    `out` must be None) (alias `amin`); differentiable to any order, the derivative shared
+    evenly among the elements equal to the minimum."""
     _no_out(out, "min")
     return _extreme(lax.reduce_min, lax.min, "min", a, axis, keepdims, initial, where)
 
@@ -93,6 +103,8 @@ def _count(a, axes):
 
 @accept_sequences
 def mean(a, axis=None, dtype=None, keepdims=False, *, where=None, out=None):
+    """The mean over `axis` (all axes by default; the other arguments as NumPy's; `out` must be
+    None); differentiable to any order."""
     _no_out(out, "mean")
     axes = normalize_axes(axis, len(shape_of(a)))
     if dtype is None and dtype_of(a).kind not in "fc":
@@ -130,6 +142,9 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=No
 @accept_sequences
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None, out=None):
+    """The standard deviation over `axis` (all axes by default; the other arguments as NumPy's;
+    `out` must be None), with `ddof`/`correction` and `mean=` as NumPy 2's; differentiable to
+    any order."""
     _no_out(out, "std")
     v = var(a, axis, dtype, ddof, keepdims, where=where, mean=mean, correction=correction)
     if where is None and mean is None and \
@@ -167,12 +182,16 @@ def _ravel(a):
 
 @accept_sequences
 def argmax(a, axis=None, keepdims=False, *, out=None):
+    """The index of the largest element along `axis` (the first among ties), as NumPy's; an
+    integer result, so not differentiable."""
     _no_out(out, "argmax")
     return _arg(lax.argmax, a, axis, keepdims)
 
 
 @accept_sequences
 def argmin(a, axis=None, keepdims=False, *, out=None):
+    """The index of the smallest element along `axis` (the first among ties), as NumPy's; an
+    integer result, so not differentiable."""
     _no_out(out, "argmin")
     return _arg(lax.argmin, a, axis, keepdims)
 
@@ -186,6 +205,8 @@ def _axis_or_flat(a, axis):
 
 @accept_sequences
 def cumsum(a, axis=None, dtype=None, out=None):
+    """The running sum along `axis` (of the flattened array if None), as NumPy's; differentiable
+    to any order."""
     _no_out(out, "cumsum")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
     return lax.cumsum(a, ax)
@@ -193,6 +214,8 @@ def cumsum(a, axis=None, dtype=None, out=None):
 
 @accept_sequences
 def cumprod(a, axis=None, dtype=None, out=None):
+    """The running product along `axis` (of the flattened array if None), as NumPy's;
+    differentiable to any order, zeros included."""
     _no_out(out, "cumprod")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
     return lax.cumprod(a, ax)
@@ -200,6 +223,8 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 @accept_sequences
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """The mean of a along `axis`, weighted by `weights` (and their sum if returned), as NumPy's;
+    differentiable to any order in a and weights."""
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
         wsum = lax.convert_element_type(np.asarray(_count(a, normalize_axes(
@@ -217,12 +242,15 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 @accept_sequences
 def nansum(a, axis=None, dtype=None, keepdims=False, *, out=None):
+    """The sum with NaNs taken as 0, as NumPy's; differentiable to any order (0 at the NaNs)."""
     _no_out(out, "nansum")
     return sum(lax.select(lax.isnan(a), 0.0, a), axis, dtype, keepdims)
 
 
 @accept_sequences
 def nanmean(a, axis=None, dtype=None, keepdims=False, *, out=None):
+    """The mean of the non-NaN elements along `axis`, as NumPy's; differentiable to any order (0
+    at the NaNs)."""
     _no_out(out, "nanmean")
     ok = lax.logical_not(lax.isnan(a))
     total = nansum(a, axis, dtype, keepdims)
@@ -232,17 +260,23 @@ def nanmean(a, axis=None, dtype=None, keepdims=False, *, out=None):
 
 @accept_sequences
 def count_nonzero(a, axis=None, *, keepdims=False):
+    """The number of non-zero elements along `axis`, as NumPy's; an integer result, so not
+    differentiable."""
     return sum(lax.convert_element_type(lax.ne(a, 0), np.int64), axis, keepdims=keepdims)
 
 
 @accept_sequences
 def any(a, axis=None, keepdims=False, *, out=None):  # noqa: A001  (NumPy's name)
+    """Whether any element is true over `axis` (all axes by default; the other arguments as
+    NumPy's; `out` must be None); a boolean result, so not differentiable."""
     _no_out(out, "any")
     return lax.ne(count_nonzero(a, axis, keepdims=keepdims), 0)
 
 
 @accept_sequences
 def all(a, axis=None, keepdims=False, *, out=None):  # noqa: A001
+    """Whether every element is true over `axis` (all axes by default; the other arguments as
+    NumPy's; `out` must be None); a boolean result, so not differentiable."""
     _no_out(out, "all")
     n = _count(a, normalize_axes(axis, len(shape_of(a))))
     return lax.eq(count_nonzero(a, axis, keepdims=keepdims), n)
@@ -265,9 +299,13 @@ def _cumulative(fn, x, axis, dtype, include_initial, initial):
 
 @stack_traced_lists
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The running sum along `axis`, as NumPy 2's (with `include_initial` a leading 0);
+    differentiable to any order."""
     return _cumulative(cumsum, x, axis, dtype, include_initial, 0)
 
 
 @stack_traced_lists
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The running product along `axis`, as NumPy 2's (with `include_initial` a leading 1);
+    differentiable to any order."""
     return _cumulative(cumprod, x, axis, dtype, include_initial, 1)

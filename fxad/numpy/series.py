@@ -24,6 +24,8 @@ def _along(axis, nd, sl):
 
 @stack_traced_lists
 def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The n-th discrete difference along `axis` (with prepend/append), as NumPy's; differentiable
+    to any order."""
     nd = ndim(a)
     if nd == 0:
         raise FxadValueError("diff requires input that is at least one dimensional")
@@ -47,6 +49,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 @stack_traced_lists
 def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of the flattened array, with to_begin/to_end added, as NumPy's;
+    differentiable to any order."""
     d = diff(ravel(ary))
     parts = [ravel(p) for p in (to_begin,) if p is not None] + [d] + \
         [ravel(p) for p in (to_end,) if p is not None]
@@ -99,6 +103,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 @stack_traced_lists
 def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of y by the trapezoidal rule (sample points x or spacing dx), as NumPy's;
+    differentiable to any order in y and x."""
     y = asarray(y)
     nd = ndim(y)
     lo, hi = y[_along(axis, nd, slice(None, -1))], y[_along(axis, nd, slice(1, None))]
@@ -247,6 +253,8 @@ def _as_1d(x, name):
 
 @stack_traced_lists
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """The 1-d convolution of a and v (mode "full", "same", "valid"), as NumPy's;
+    `precision`/`preferred_element_type` as JAX's; differentiable to any order in both."""
     (a, v), finish = to_preferred((a, v), preferred_element_type, precision, "convolve")
     a, v = _as_1d(a, "convolve"), _as_1d(v, "convolve")
     return finish(_mode_slice(lax.convolve(a, v), shape_of(a)[0], shape_of(v)[0], mode))
@@ -276,11 +284,14 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 @stack_traced_lists
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether all of a and b are equal within atol + rtol |b| (NaNs equal if equal_nan), as
+    NumPy's; a Python bool for concrete input."""
     return red.all(isclose(a, b, rtol, atol, equal_nan))  # a count: empty is all-true
 
 
 @stack_traced_lists
 def array_equal(a1, a2, equal_nan=False):
+    """Whether a1 and a2 have the same shape and elements (NaNs equal if equal_nan), as NumPy's."""
     if tuple(shape_of(a1)) != tuple(shape_of(a2)):
         return False
     same = lax.eq(a1, a2)

@@ -72,11 +72,16 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 
 @stack_traced_lists
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """Indices that partition a around its kth element along `axis` (a full stable argsort, which
+    is one such partition); an integer result, so not differentiable."""
     return argsort(a, axis)
 
 
 @stack_traced_lists
 def flatnonzero(a, *, size=None, fill_value=None):
+    """The indices of the non-zero elements of the flattened a, as NumPy's; an integer result, so
+    not differentiable; under `jit` the result's size depends on the data: give `size=` (and
+    `fill_value=`) as in JAX."""
     if size is not None:
         return _nonzero_sized(ravel(a), size, fill_value)[0]
     return np.flatnonzero(_concrete(a, "flatnonzero (its output shape depends on the values)"))
@@ -84,6 +89,9 @@ def flatnonzero(a, *, size=None, fill_value=None):
 
 @stack_traced_lists
 def argwhere(a, *, size=None, fill_value=None):
+    """The indices of the non-zero elements, one row each, as NumPy's; an integer result, so not
+    differentiable; under `jit` the result's size depends on the data: give `size=` (and
+    `fill_value=`) as in JAX."""
     if size is not None:
         return stack(_nonzero_sized(a, size, fill_value), -1) if ndim(a) else \
             np.zeros((min(size, 1), 0), np.intp)
@@ -123,6 +131,8 @@ def lexsort(keys, axis=-1):
 
 @stack_traced_lists
 def sort_complex(a):
+    """a sorted by real part, then imaginary part, as a complex array, as NumPy's; differentiable
+    to any order."""
     a = asarray(a)
     if dtype_of(a).kind != "c":
         a = lax.convert_element_type(a, np.result_type(dtype_of(a), np.complex64))

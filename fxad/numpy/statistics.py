@@ -113,6 +113,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 @accept_sequences
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
+    """The q-th percentiles (0-100) along `axis` with NumPy's `method`s, as NumPy's;
+    differentiable to any order in a (through the sort); q must be concrete."""
     return quantile(a, _percent(q, "percentile"), axis, out, overwrite_input, method,
                     keepdims)
 
@@ -126,6 +128,8 @@ def _middle(s, lo, hi):
 
 @accept_sequences
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median along `axis`, as NumPy's (the mean of the two middle values for even sizes);
+    differentiable to any order in a (through the sorting permutation)."""
     q, x, axes = _prepare("median", a, 0.5, axis, out)
     n = shape_of(x)[-1]
     if n == 0:
@@ -138,6 +142,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 @accept_sequences
 def ptp(a, axis=None, keepdims=False):
+    """max - min along `axis`, as NumPy's; differentiable to any order."""
     return lax.sub(red.max(a, axis, keepdims), red.min(a, axis, keepdims))
 
 
@@ -156,12 +161,14 @@ def nanmax(a, axis=None, keepdims=False):
 
 @accept_sequences
 def nanmin(a, axis=None, keepdims=False):
+    """The smallest non-NaN element along `axis`, as NumPy's; differentiable to any order."""
     m = red.min(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
     return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
 
 
 @accept_sequences
 def nanprod(a, axis=None, dtype=None, keepdims=False):
+    """The product with NaNs taken as 1, as NumPy's; differentiable to any order."""
     return red.prod(lax.select(lax.isnan(a), 1.0, a), axis, dtype, keepdims)
 
 
@@ -172,6 +179,7 @@ def _nancount(a, axis, keepdims, dtype):
 
 @accept_sequences
 def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """The variance of the non-NaN elements (`ddof` as NumPy's); differentiable to any order."""
     mean = red.nanmean(a, axis, dtype, keepdims=True)
     d = lax.select(lax.isnan(a), 0.0, lax.sub(a, mean))
     sq = lax.mul(d, lax.conj(d)) if dtype_of(d).kind == "c" else lax.mul(d, d)
@@ -181,6 +189,8 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 @accept_sequences
 def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """The standard deviation of the non-NaN elements (`ddof` as NumPy's); differentiable to any
+    order."""
     v = nanvar(a, axis, dtype, ddof, keepdims)
     if math.prod(shape_of(a)[i] for i in red.normalize_axes(axis, len(shape_of(a)))) == 1:
         v = lax.stop_gradient(v)  # one value: its spread is 0 whatever it is (see std)
@@ -189,11 +199,13 @@ def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 @stack_traced_lists
 def nancumsum(a, axis=None, dtype=None):
+    """The running sum with NaNs taken as 0, as NumPy's; differentiable to any order."""
     return red.cumsum(lax.select(lax.isnan(a), 0.0, a), axis, dtype)
 
 
 @stack_traced_lists
 def nancumprod(a, axis=None, dtype=None):
+    """The running product with NaNs taken as 1, as NumPy's; differentiable to any order."""
     return red.cumprod(lax.select(lax.isnan(a), 1.0, a), axis, dtype)
 
 
@@ -223,6 +235,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 @stack_traced_lists
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False):
+    """percentile ignoring NaNs, as NumPy's; differentiable to any order in a."""
     return nanquantile(a, _percent(q, "nanpercentile"), axis, out, overwrite_input, method,
                        keepdims)
 
@@ -243,11 +256,13 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 @stack_traced_lists
 def nanargmax(a, axis=None, keepdims=False):
+    """argmax ignoring NaNs, as NumPy's; an integer result, so not differentiable."""
     return red.argmax(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
 
 
 @stack_traced_lists
 def nanargmin(a, axis=None, keepdims=False):
+    """argmin ignoring NaNs, as NumPy's; an integer result, so not differentiable."""
     return red.argmin(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
 
 

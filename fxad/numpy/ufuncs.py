@@ -54,16 +54,20 @@ pow = power
 
 @_stack_traced_lists
 def square(x):
+    """x * x elementwise, as NumPy's; differentiable to any order."""
     return lax.integer_pow(x, 2)
 
 
 @_stack_traced_lists
 def reciprocal(x):
+    """1 / x elementwise, as NumPy's; differentiable to any order."""
     return lax.integer_pow(x, -1)
 
 
 @_stack_traced_lists
 def round(x, decimals=0):
+    """a rounded to `decimals` decimal places, ties to even, as `numpy.round` (alias `around`);
+    its derivative is 0."""
     return lax.round(x, decimals)
 
 
@@ -81,6 +85,8 @@ def _boolean_only(name, logical):
                                 "operation); integer bit operations are not provided")
         return logical(*xs)
     op.__name__ = name
+    op.__doc__ = (f"NumPy's {name} on boolean arrays only (the logical operation; integer bit "
+                  "operations are not provided: a clear error says so); a boolean result.")
     return _stack_traced_lists(op)
 
 
@@ -92,11 +98,15 @@ bitwise_xor = _boolean_only("bitwise_xor", lax.ne)
 
 @_stack_traced_lists
 def logical_xor(x, y):
+    """x xor y elementwise (truth values), as NumPy's; a boolean result, so not differentiable."""
     return lax.ne(lax.ne(x, 0), lax.ne(y, 0))
 
 
 @_stack_traced_lists
 def where(condition, x=None, y=None):
+    """x where condition holds, y elsewhere (with broadcasting), as NumPy's; differentiable to any
+    order in x and y. With only condition: the indices of its non-zero elements (under `jit`
+    the result's size depends on the data: give `size=` (and `fill_value=`) as in JAX)."""
     if x is None and y is None:
         return _nonzero(condition)
     if x is None or y is None:
@@ -106,6 +116,8 @@ def where(condition, x=None, y=None):
 
 @_stack_traced_lists
 def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002  (NumPy 2 names)
+    """a limited to [a_min, a_max] (NumPy 2's `min=`/`max=` too); differentiable to any order in a
+    (1 inside, 0 where clipped) and in the bounds where they apply."""
     a_min = min if a_min is None else a_min
     a_max = max if a_max is None else a_max
     if a_min is not None:
@@ -119,11 +131,13 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002  (NumP
 
 @_stack_traced_lists
 def deg2rad(x):
+    """Degrees to radians (alias `radians`), elementwise; differentiable to any order."""
     return lax.mul(x, float(np.pi / 180))
 
 
 @_stack_traced_lists
 def rad2deg(x):
+    """Radians to degrees (alias `degrees`), elementwise; differentiable to any order."""
     return lax.mul(x, float(180 / np.pi))
 
 
@@ -133,6 +147,8 @@ fabs = absolute
 
 @_stack_traced_lists
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    """x with NaN replaced by `nan` and infinities by `posinf`/`neginf` (the dtype's extremes by
+    default), as NumPy's; differentiable to any order (0 at the replaced elements)."""
     if _dtype_of(x).kind == "c":  # NumPy's: the real and imaginary parts separately
         return lax.complex(nan_to_num(lax.real(x), nan, posinf, neginf),
                            nan_to_num(lax.imag(x), nan, posinf, neginf))
@@ -148,16 +164,19 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 
 @_stack_traced_lists
 def isinf(x):
+    """Whether each element is +inf or -inf, as NumPy's; a boolean result, so not differentiable."""
     return lax.logical_not(lax.logical_or(lax.isfinite(x), lax.isnan(x)))
 
 
 @_stack_traced_lists
 def isposinf(x):
+    """Whether each element is +inf, as NumPy's; a boolean result, so not differentiable."""
     return lax.logical_and(isinf(x), lax.logical_not(lax.signbit(x)))
 
 
 @_stack_traced_lists
 def isneginf(x):
+    """Whether each element is -inf, as NumPy's; a boolean result, so not differentiable."""
     return lax.logical_and(isinf(x), lax.signbit(x))
 
 
@@ -169,6 +188,8 @@ def fmax(x1, x2):
 
 @_stack_traced_lists
 def fmin(x1, x2):
+    """The smaller of x1 and x2 elementwise, ignoring NaN (NaN only where both are), as NumPy's;
+    differentiable to any order."""
     return lax.select(lax.isnan(x2), x1, lax.select(lax.isnan(x1), x2, lax.min(x1, x2)))
 
 
@@ -182,11 +203,14 @@ def float_power(x1, x2):
 
 @_stack_traced_lists
 def divmod(x1, x2):  # noqa: A001  (NumPy's name)
+    """(floor_divide(x1, x2), remainder(x1, x2)), as NumPy's; the quotient's derivative is 0, the
+    remainder's is differentiable to any order."""
     return floor_divide(x1, x2), remainder(x1, x2)
 
 
 @_stack_traced_lists
 def positive(x):
+    """+x (a copy), elementwise, as NumPy's; differentiable to any order."""
     return x
 
 

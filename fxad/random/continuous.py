@@ -48,6 +48,8 @@ def exponential(key, shape=(), dtype=None):
 
 
 def laplace(key, shape=(), dtype=None):
+    """Standard Laplace samples (density exp(-|x|) / 2) of the given shape and float dtype, as
+    JAX's (sign(u) log1p(-|u|) for u uniform on (-1, 1))."""
     key, dtype = check_key("laplace", key), float_dtype("laplace", dtype)
     u = _uniform(key, canonical_shape("laplace", shape), dtype,
                  -1.0 + np.finfo(dtype).epsneg, 1.0)
@@ -55,6 +57,7 @@ def laplace(key, shape=(), dtype=None):
 
 
 def logistic(key, shape=(), dtype=None):
+    """Standard logistic samples, log(u) - log1p(-u) for u uniform on (0, 1), as JAX's."""
     x, _ = _finfo_uniform("logistic", key, shape, dtype, "tiny")
     return ops.sub(ops.log(x), ops.log1p(ops.neg(x)))
 
@@ -78,6 +81,7 @@ def gumbel(key, shape=(), dtype=None, mode=None):
 
 
 def cauchy(key, shape=(), dtype=None):
+    """Standard Cauchy samples, tan(pi (u - 1/2)) for u uniform, as JAX's."""
     u, dtype = _finfo_uniform("cauchy", key, shape, dtype, "eps")
     return ops.tan(ops.mul(dtype.type(np.pi), ops.sub(u, 0.5)))
 
@@ -89,34 +93,46 @@ def _param(name, key, shape, dtype, *params):
 
 
 def pareto(key, b, shape=None, dtype=None):
+    """Pareto samples with shape b (support [1, inf)): exp(e / b), e standard exponential.
+    Reparameterized: differentiable in b at a fixed key."""
     key, shape, dtype, (b,) = _param("pareto", key, shape, dtype, b)
     return ops.exp(ops.div(exponential(key, shape, dtype), b))
 
 
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
+    """exp(sigma z), z standard normal: log-normal samples; differentiable in sigma at a fixed
+    key."""
     key, shape, dtype, (sigma,) = _param("lognormal", key, shape, dtype, sigma)
     return ops.exp(ops.mul(normal(key, shape, dtype), sigma))
 
 
 def rayleigh(key, scale, shape=None, dtype=None):
+    """Rayleigh samples with the given scale, scale sqrt(-2 log u); differentiable in scale at a
+    fixed key."""
     key, shape, dtype, (scale,) = _param("rayleigh", key, shape, dtype, scale)
     u = uniform(key, shape, dtype)
     return ops.mul(fnp.broadcast_to(scale, shape), ops.sqrt(ops.mul(ops.log(u), dtype.type(-2))))
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    """Weibull samples, scale (-log1p(-u)) ** (1 / concentration); differentiable in scale and
+    concentration at a fixed key."""
     key, dtype = check_key("weibull_min", key), float_dtype("weibull_min", dtype)
     u = _uniform(key, canonical_shape("weibull_min", shape), dtype, 0, 1)
     return ops.mul(fnp.power(ops.neg(ops.log1p(ops.neg(u))), ops.div(1.0, concentration)), scale)
 
 
 def maxwell(key, shape=(), dtype=None):
+    """Maxwell samples: the norm of three independent standard normals, as JAX's."""
     key, dtype = check_key("maxwell", key), float_dtype("maxwell", dtype)
     z = normal(key, canonical_shape("maxwell", shape) + (3,), dtype)
     return fnp.linalg.norm(z, axis=-1)
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+    """loc + scale r s, r Maxwell and s a random sign: the double-sided Maxwell distribution, as
+    JAX's (the shape is `shape` followed by the parameters' broadcast shape); differentiable in
+    loc and scale at a fixed key."""
     key, dtype = check_key("double_sided_maxwell", key), float_dtype("double_sided_maxwell", dtype)
     params = tuple(np.broadcast_shapes(tuple(fnp.shape(loc)), tuple(fnp.shape(scale))))
     shape = (canonical_shape("double_sided_maxwell", shape) or params) + params  # as JAX
@@ -126,6 +142,9 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 
 
 def wald(key, mean, shape=None, dtype=None):
+    """Wald (inverse Gaussian) samples with the given mean and unit shape parameter, by
+    Michael, Schucany and Haas's transformation, as JAX's; differentiable in mean at a fixed
+    key."""
     key, shape, dtype, (mean,) = _param("wald", key, shape, dtype, mean)
     k1, k2 = split(key)
     mean = fnp.broadcast_to(mean, shape)
@@ -139,6 +158,8 @@ def wald(key, mean, shape=None, dtype=None):
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None):
+    """Samples of the triangular distribution on [left, right] with its peak at mode, by the
+    inverse CDF; differentiable in left, mode and right at a fixed key."""
     key, shape, dtype, (left, mode, right) = _param("triangular", key, shape, dtype,
                                                     left, mode, right)
     left, mode, right = [fnp.broadcast_to(p, shape) for p in (left, mode, right)]

@@ -77,6 +77,8 @@ def t(key, df, shape=None, dtype=None):
 
 
 def chisquare(key, df, shape=None, dtype=None):
+    """Chi-squared samples with df degrees of freedom: 2 Gamma(df / 2), via `loggamma` (no
+    underflow for small df); differentiable in df at a fixed key (implicit reparameterization)."""
     key, dtype = check_key("chisquare", key), float_dtype("chisquare", dtype)
     shape = check_shape("chisquare", canonical_shape("chisquare", shape), df)
     half = ops.div(ops.convert_element_type(df, dtype), dtype.type(2))

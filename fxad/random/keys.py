@@ -97,6 +97,8 @@ def wrap_key_data(key_bits_array, *, impl=None):
 
 
 def key_impl(keys):
+    """The name of the key's random-number implementation: "threefry2x32", JAX's default, the
+    only one fxad has."""
     key_data(keys)
     return _IMPL
 

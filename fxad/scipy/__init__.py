@@ -4,3 +4,5 @@ from . import linalg  # noqa: F401
 from . import integrate  # noqa: F401
 from . import optimize  # noqa: F401
 from . import signal, stats  # noqa: F401
+
+__all__ = ["integrate", "linalg", "optimize", "signal", "special", "stats"]

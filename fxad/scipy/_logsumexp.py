@@ -70,6 +70,9 @@ def _squeeze(x, axes, keepdims):
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """log(sum(b * exp(a))) over `axis` without overflow, as `scipy.special.logsumexp` (weights b,
+    keepdims, return_sign for a negative sum). Differentiable to any order in a and b; the
+    derivative in a is the softmax, finite even where an entry is -inf."""
     if b is None and not return_sign:  # the primitive: SciPy's own values
         a = as_float(a)
         return _logsumexp_p(a, axes_of(axis, len(shape(a))), keepdims)
@@ -87,6 +90,8 @@ def softmax(x, axis=None):
 
 
 def log_softmax(x, axis=None):
+    """x - logsumexp(x) over `axis` (all axes by default), as `scipy.special.log_softmax`;
+    differentiable to any order."""
     out, _, _ = _stable(x, axis, None)
     return lax.sub(as_float(x), out)
 

@@ -51,12 +51,16 @@ register_pytree_node(ChoFactor, lambda f: ((f[0], f.a), f[1]),
 
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
+    """(lu, piv): the LU factorization with partial pivoting in LAPACK's compact form, as
+    `scipy.linalg.lu_factor`; differentiable in a."""
     a = _matrices("lu_factor", a, square=True)
     lu, piv = _sol.lu_factor(a, with_lu_tangent=True)  # lu's own derivative, for direct use
     return LUFactor(lu, piv, a)
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """x with a x = b (or a^T x = b for trans=1, a^H x = b for 2) from lu_factor's (lu, piv), as
+    `scipy.linalg.lu_solve`; differentiable in lu and b."""
     lu, piv = lu_and_piv
     a = getattr(lu_and_piv, "a", None)
     if a is None:  # a plain tuple: rebuild a = Pᵀ L U (O(n³)) only if lu may carry a derivative
@@ -80,6 +84,8 @@ def _trans(trans):
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """The Cholesky factor of a Hermitian positive definite a, upper by default (`lower=True` for
+    lower), as `scipy.linalg.cholesky`; differentiable."""
     a = hermitian_matrices("cholesky", a)
     if lower:
         return _sol.cholesky(a)
@@ -94,6 +100,8 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 
 
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """x with a x = b from the Cholesky factor (c, lower), as `scipy.linalg.cho_solve`;
+    differentiable in c and b."""
     c, lower = c_and_lower
     l = _sol.tri(c, True) if lower else _sol.mH(_sol.tri(c, False))  # the lower factor
     a = getattr(c_and_lower, "a", None)
@@ -104,6 +112,8 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      check_finite=True):
+    """x with a x = b for triangular a (`trans`, `lower`, `unit_diagonal` as SciPy's), as
+    `scipy.linalg.solve_triangular`; differentiable in a and b."""
     a, b = solve_operands(a, b, "solve_triangular")
     return _sol.solve_triangular(a, b, lower=lower, trans=_trans(trans),
                                  unit_diagonal=unit_diagonal)
@@ -147,10 +157,15 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
 
 
 def expm(A):
+    """The matrix exponential, as `scipy.linalg.expm` (Pade approximation with scaling and
+    squaring); differentiable to any order (the derivative is the Frechet derivative)."""
     return _dec.expm(_matrices("expm", A, square=True))
 
 
 def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
+    """(expm(A), the Frechet derivative of expm at A in the direction E), as
+    `scipy.linalg.expm_frechet` (only the exponential's derivative with compute_expm=False);
+    differentiable in A and E."""
     A, E = as_float(A), as_float(E)
     L = _dec.expm_frechet(A, E)
     return (_dec.expm(A), L) if compute_expm else L
@@ -158,6 +173,9 @@ def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
 
 def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
          check_finite=True, **kwargs):
+    """Eigenvalues (ascending) and eigenvectors of a Hermitian matrix, or of the generalized
+    problem a v = w b v, as `scipy.linalg.eigh` (eigvals_only as SciPy's); differentiable where
+    the eigenvalues are distinct."""
     if b is not None or kwargs:
         raise FxadValueError("eigh: generalized problems (b) and subset options are not "
                              "supported")
@@ -168,6 +186,8 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
 
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """The QR factorization, as `scipy.linalg.qr` (mode "full", "economic", "r"; no pivoting);
+    differentiable for full-rank input."""
     if pivoting:
         raise FxadValueError("qr: pivoting is not supported")
     a = as_float(a)
@@ -181,6 +201,8 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
 
 def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
         lapack_driver="gesdd"):
+    """The singular value decomposition, as `scipy.linalg.svd`; the singular values are
+    differentiable everywhere, the vectors where the singular values are distinct and non-zero."""
     out = _np_svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
     return tuple(out) if compute_uv else out
 
@@ -238,6 +260,8 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
 
 
 def schur(a, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
+    """The Schur decomposition (T, Z) with a = Z T Z^H, as `scipy.linalg.schur` (output "real" or
+    "complex"); differentiable where the eigenvalues are distinct."""
     if output not in ("real", "complex", "r", "c"):
         raise FxadValueError(f"schur: output must be 'real' or 'complex', got {output!r}")
     if sort is not None:
@@ -251,12 +275,15 @@ def schur(a, output="real", lwork=None, overwrite_a=False, sort=None, check_fini
 
 
 def polar(a, side="right"):
+    """The polar decomposition (u, p), a = u p (side "right") or p u ("left"), as
+    `scipy.linalg.polar`; differentiable for full-rank a."""
     if side not in ("right", "left"):
         raise FxadValueError(f"polar: side must be 'right' or 'left', got {side!r}")
     return tuple(_syl.polar(_matrices("polar", a), side))
 
 
 def solve_sylvester(a, b, q):
+    """x with a x + x b = q, as `scipy.linalg.solve_sylvester`; differentiable in a, b and q."""
     a, b = _matrices("solve_sylvester", a, square=True), _matrices("solve_sylvester", b,
                                                                   square=True)
     return _syl.solve_sylvester(a, b, as_float(q))
@@ -264,6 +291,9 @@ def solve_sylvester(a, b, q):
 
 def eigh_tridiagonal(d, e, eigvals_only=False, select="a", select_range=None,
                      check_finite=True, tol=0.0, lapack_driver="auto"):
+    """Eigenvalues (and eigenvectors) of the symmetric tridiagonal matrix with diagonal d and off-
+    diagonal e, as `scipy.linalg.eigh_tridiagonal`; differentiable in d and e where the
+    eigenvalues are distinct."""
     if select != "a" or select_range is not None:
         raise FxadValueError("eigh_tridiagonal: only select='a' (all eigenvalues) is "
                              "supported; index the result instead")

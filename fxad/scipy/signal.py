@@ -28,6 +28,10 @@ def _operands(name, in1, in2, method):
 
 
 def convolve(in1, in2, mode="full", method="auto", precision=None):
+    """The convolution of two N-d arrays, as `scipy.signal.convolve` (mode "full", "same" or
+    "valid"; method "direct", "fft" or "auto", which picks by size); `precision` is JAX's
+    and accepted for its signature. Differentiable in both inputs (the transposes are
+    convolutions too), under `jit` and `vmap`."""
     canonicalize_precision(precision, "convolve")
     in1, in2 = _operands("convolve", in1, in2, method)
     start, size = mode_window(mode, fnp.shape(in1), fnp.shape(in2))
@@ -93,6 +97,8 @@ def _conv2d(name, in1, in2, mode, boundary, fillvalue, correlating=False):
 
 
 def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=None):
+    """The 2-d convolution of two matrices, as `scipy.signal.convolve2d`, with SciPy's boundary
+    handling ("fill" with fillvalue, "wrap", "symm"); differentiable in both inputs."""
     canonicalize_precision(precision, "convolve2d")
     return _conv2d("convolve2d", in1, in2, mode, boundary, fillvalue)
 

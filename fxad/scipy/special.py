@@ -48,18 +48,26 @@ def _static_order(name, v):
 
 
 def i0(x):
+    """The modified Bessel function of the first kind of order 0, as `scipy.special.i0`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode."""
     return bessel_i(x, 0)
 
 
 def i0e(x):
+    """exp(-|x|) i0(x), without overflow, as `scipy.special.i0e`, elementwise with broadcasting;
+    differentiable to any order in forward and reverse mode."""
     return bessel_ie(x, 0)
 
 
 def i1(x):
+    """The modified Bessel function of the first kind of order 1, as `scipy.special.i1`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode."""
     return bessel_i(x, 1)
 
 
 def i1e(x):
+    """exp(-|x|) i1(x), without overflow, as `scipy.special.i1e`, elementwise with broadcasting;
+    differentiable to any order in forward and reverse mode."""
     return bessel_ie(x, 1)
 
 
@@ -75,22 +83,34 @@ def _promoted(v, x):
 
 
 def iv(v, x):
+    """The modified Bessel function of the first kind of real order v, as `scipy.special.iv`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode in x
+    (not in the order v)."""
     return bessel_i(_promoted(v, x), _static_order("iv", v))
 
 
 def ive(v, x):
+    """exp(-|x|) iv(v, x), without overflow, as `scipy.special.ive`, elementwise with
+    broadcasting; differentiable to any order in forward and reverse mode in x (not in v)."""
     return bessel_ie(_promoted(v, x), _static_order("ive", v))
 
 
 def jv(v, x):
+    """The Bessel function of the first kind of real order v (alias `jn`), as `scipy.special.jv`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode in x
+    (not in the order v)."""
     return bessel_j(_promoted(v, x), _static_order("jv", v))
 
 
 def j0(x):
+    """The Bessel function of the first kind of order 0, as `scipy.special.j0`, elementwise with
+    broadcasting; differentiable to any order in forward and reverse mode."""
     return bessel_j(x, 0)
 
 
 def j1(x):
+    """The Bessel function of the first kind of order 1, as `scipy.special.j1`, elementwise with
+    broadcasting; differentiable to any order in forward and reverse mode."""
     return bessel_j(x, 1)
 
 
@@ -98,10 +118,14 @@ jn = jv  # SciPy's integer-order name for jv (the same ufunc loops)
 
 
 def y0(x):
+    """The Bessel function of the second kind of order 0, as `scipy.special.y0`, elementwise with
+    broadcasting; differentiable to any order in forward and reverse mode for x > 0."""
     return bessel_y(x, 0)
 
 
 def y1(x):
+    """The Bessel function of the second kind of order 1, as `scipy.special.y1`, elementwise with
+    broadcasting; differentiable to any order in forward and reverse mode for x > 0."""
     return bessel_y(x, 1)
 
 
@@ -122,22 +146,34 @@ def yn(n, x):
 
 
 def yv(v, x):
+    """The Bessel function of the second kind of real order v, as `scipy.special.yv`, elementwise
+    with broadcasting; differentiable to any order in forward and reverse mode in x (not in v)."""
     return bessel_y(_promoted(v, x), _static_order("yv", v))
 
 
 def k0(x):
+    """The modified Bessel function of the second kind of order 0, as `scipy.special.k0`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode for
+    x > 0."""
     return bessel_k(x, 0)
 
 
 def k0e(x):
+    """exp(x) k0(x), without underflow, as `scipy.special.k0e`, elementwise with broadcasting;
+    differentiable to any order in forward and reverse mode."""
     return bessel_ke(x, 0)
 
 
 def k1(x):
+    """The modified Bessel function of the second kind of order 1, as `scipy.special.k1`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode for
+    x > 0."""
     return bessel_k(x, 1)
 
 
 def k1e(x):
+    """exp(x) k1(x), without underflow, as `scipy.special.k1e`, elementwise with broadcasting;
+    differentiable to any order in forward and reverse mode."""
     return bessel_ke(x, 1)
 
 
@@ -147,10 +183,15 @@ def kn(n, x):
 
 
 def kv(v, x):
+    """The modified Bessel function of the second kind of real order v, as `scipy.special.kv`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode in x
+    (not in v)."""
     return bessel_k(_promoted(v, x), _static_order("kv", v))
 
 
 def kve(v, x):
+    """exp(x) kv(v, x), without underflow, as `scipy.special.kve`, elementwise with broadcasting;
+    differentiable to any order in forward and reverse mode in x (not in v)."""
     return bessel_ke(_promoted(v, x), _static_order("kve", v))
 
 
@@ -164,22 +205,32 @@ def _in_scipys_dtype(ufunc, x):
 
 
 def log1p(x):
+    """log(1 + x), accurate for small x, as `scipy.special.log1p`, elementwise with broadcasting;
+    differentiable to any order in forward and reverse mode."""
     return lax.log1p(_in_scipys_dtype(_sc.log1p, x))
 
 
 def expm1(x):
+    """exp(x) - 1, accurate for small x, as `scipy.special.expm1`, elementwise with broadcasting;
+    differentiable to any order in forward and reverse mode."""
     return lax.expm1(_in_scipys_dtype(_sc.expm1, x))
 
 
 def exp2(x):
+    """2 ** x, as `scipy.special.exp2`, elementwise with broadcasting; differentiable to any order
+    in forward and reverse mode."""
     return lax.exp2(_in_scipys_dtype(_sc.exp2, x))
 
 
 def exp10(x):
+    """10 ** x, as `scipy.special.exp10`, elementwise with broadcasting; differentiable to any
+    order in forward and reverse mode."""
     return lax.pow(10.0, _in_scipys_dtype(_sc.exp10, x))
 
 
 def cbrt(x):
+    """The real cube root, as `scipy.special.cbrt`, elementwise with broadcasting; differentiable
+    to any order in forward and reverse mode."""
     return lax.cbrt(_in_scipys_dtype(_sc.cbrt, x))
 
 
@@ -200,6 +251,8 @@ def zeta(x, q=None):
 
 
 def exprel(x):
+    """(exp(x) - 1) / x, 1 at 0, accurate near 0, as `scipy.special.exprel`, elementwise with
+    broadcasting; differentiable to any order in forward and reverse mode."""
     return exprel_d(x, 0)
 
 
@@ -217,6 +270,9 @@ def sici(x):
 
 
 def sph_harm_y(n, m, theta, phi, *, diff_n=0):
+    """The spherical harmonic Y_n^m(theta, phi) (theta the polar angle), as
+    `scipy.special.sph_harm_y` (SciPy 1.15's argument order; `diff_n` must be 0);
+    differentiable to any order in forward and reverse mode in theta and phi."""
     if diff_n:
         raise FxadValueError("sph_harm_y: diff_n is not supported; differentiate with fxad "
                              "(grad/jacfwd in theta and phi) instead")

@@ -10,18 +10,24 @@ from ._treedef import (_LEAF, _LEAF_DEF, _LEAF_TYPES, _REG, _child_keys, _decomp
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
+    """The tree of the structure treedef with `leaves` in flattening order (the inverse of
+    tree_flatten)."""
     return treedef.unflatten(leaves)
 
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    """The leaves of tree in flattening order (dict keys sorted, None an empty node), as JAX's."""
     return tree_flatten(tree, is_leaf)[0]
 
 
 def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
+    """The structures of the root node's children."""
     return treedef.children()
 
 
 def tree_flatten_up_to(treedef: PyTreeDef, tree: Any) -> list:
+    """The subtrees of tree at the positions of treedef's leaves: treedef must be a prefix of
+    tree's structure (an error names the first mismatch otherwise)."""
     return treedef.flatten_up_to(tree)
 
 
@@ -33,6 +39,7 @@ def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] 
 
 
 def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """Whether every leaf of tree is truthy (Python's all over tree_leaves)."""
     return all(tree_leaves(tree, is_leaf))
 
 
@@ -95,6 +102,7 @@ def tree_broadcast(prefix_tree: Any, full_tree: Any,
 
 
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    """Whether the structure is a single leaf."""
     return treedef._kind == _LEAF
 
 
@@ -161,6 +169,7 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None
 
 def tree_leaves_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
                           is_leaf_takes_path: bool = False) -> list:
+    """[(key path, leaf)] in flattening order: the first part of tree_flatten_with_path."""
     return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
 
 

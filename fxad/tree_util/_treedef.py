@@ -376,10 +376,15 @@ def _child_keys(x, kind, aux, n):
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
+    """(leaves, treedef): the leaves of tree in order and the structure that rebuilds it
+    (tree_unflatten(treedef, leaves)). Containers are tuples, lists, dicts (keys sorted),
+    None (no leaves), namedtuples, registered dataclasses and classes; `is_leaf(x)` true stops
+    at x. As JAX's."""
     leaves: list[Any] = []
     treedef = _flatten(tree, is_leaf, leaves)
     return leaves, treedef
 
 
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    """The structure (PyTreeDef) of tree: the second part of tree_flatten."""
     return tree_flatten(tree, is_leaf)[1]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py") if not p.name.startswith("_"))
 
 # A line each script prints only when it got to its point (its own asserts passed).
 EXPECT = {
@@ -54,10 +54,11 @@ def test_example_runs(script, tmp_path):
 
 
 def test_design_notes_print_what_their_code_prints():
-    """The code blocks in notes/ still print the output written under them (the notes
-    quote programs and error messages; a change to fxad must not leave them stale). Floats are
-    compared as numbers, so another CPU or BLAS cannot fail it (tests/project/test_notes.py)."""
-    notes = sorted(str(p) for p in (ROOT / "notes").glob("*.md"))
+    """The code blocks in README and notes/ run and still print the output written under them
+    (the notes quote programs and error messages; a change to fxad must not leave them stale).
+    Floats are compared as numbers, so another CPU or BLAS cannot fail it
+    (tests/project/test_notes.py)."""
+    notes = [str(ROOT / "README.md")] + sorted(str(p) for p in (ROOT / "notes").glob("*.md"))
     r = subprocess.run([sys.executable, str(ROOT / "notes" / "check_notes.py"), *notes],
                        cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

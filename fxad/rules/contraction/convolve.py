@@ -47,7 +47,10 @@ def _convolve_batch(vals, dims):
 
 
 convolve_p.def_batch(_convolve_batch)
-def convolve(a, v): return convolve_p.bind(a, v)
+def convolve(a, v):
+    """The full 1-d convolution of a and v, as `numpy.convolve(a, v)`; differentiable to any order
+    in forward and reverse mode in both."""
+    return convolve_p.bind(a, v)
 
 
 __all__ = ["convolve"]

@@ -56,7 +56,10 @@ def arithmetic(ufunc, name):
 
 neg_p = elementwise("neg", np.negative)
 deflinear(neg_p, lambda ct, x: [neg(ct)])
-def neg(x): return neg_p.bind(x)
+def neg(x):
+    """-x, elementwise, with NumPy broadcasting; differentiable to any order in forward and
+    reverse mode."""
+    return neg_p.bind(x)
 
 
 add_p = elementwise("add", arithmetic(np.add, "add"))
@@ -65,7 +68,10 @@ add_p.def_transpose(lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
 add_p.def_lowering(infix("+"), inplace=np.add)
 add_p.def_lowering(ufunc_rule(np.add), backend="numba")
 add_p.def_simplify("forward", forward_unit(0, commutes=True))
-def add(x, y): return add_p.bind(x, y)
+def add(x, y):
+    """x + y, elementwise, with NumPy broadcasting; differentiable to any order in forward and
+    reverse mode."""
+    return add_p.bind(x, y)
 
 
 # add_any: the sum of two cotangents of one variable (the backward pass binds it; declared in
@@ -111,7 +117,10 @@ sub_p.def_transpose(lambda ct, x, y: [ct_for(x, ct),
 sub_p.def_lowering(infix("-"), inplace=np.subtract)
 sub_p.def_lowering(ufunc_rule(np.subtract), backend="numba")
 sub_p.def_simplify("forward", forward_unit(0, commutes=False))
-def sub(x, y): return sub_p.bind(x, y)
+def sub(x, y):
+    """x - y, elementwise, with NumPy broadcasting; differentiable to any order in forward and
+    reverse mode."""
+    return sub_p.bind(x, y)
 
 
 def _nonlinear(name):
@@ -143,7 +152,10 @@ def _mul_diagonal(e, ctx):
             ctx.diag[e.outvars[0]] = b
             return
 mul_p.def_simplify("diagonal", _mul_diagonal)
-def mul(x, y): return mul_p.bind(x, y)
+def mul(x, y):
+    """x * y, elementwise, with NumPy broadcasting; differentiable to any order in forward and
+    reverse mode."""
+    return mul_p.bind(x, y)
 
 
 div_p = elementwise("div", arithmetic(np.true_divide, "truediv"))
@@ -157,7 +169,11 @@ div_p.def_transpose(_div_transpose)
 div_p.def_lowering(infix("/"), inplace=np.true_divide)
 div_p.def_lowering(ufunc_rule(np.true_divide), backend="numba")
 div_p.def_simplify("forward", forward_unit(1, commutes=False))
-def div(x, y): return div_p.bind(x, y)
+def div(x, y):
+    """x / y, elementwise, with NumPy broadcasting (integer operands divide as integers, rounding
+    toward zero, as JAX's); differentiable to any order in forward and reverse mode for
+    floating operands."""
+    return div_p.bind(x, y)
 
 
 convert_element_type_p = Primitive("convert_element_type", memory="fresh")  # astype copies
@@ -180,6 +196,9 @@ convert_element_type_p.def_lowering(fusible(lambda fz, args, new_dtype: fz.cast(
                                     backend="numba")
 convert_element_type_p.def_simplify("forward", forward_if_same_type)
 def convert_element_type(x, new_dtype):
+    """x as `new_dtype` (NumPy's casting; a complex to real cast keeps the real part).
+    Differentiable between floating and complex dtypes; an integer or boolean result has no
+    derivative."""
     new_dtype = np.dtype(new_dtype)
     if dtype_of(x) == new_dtype:
         return x
@@ -226,7 +245,10 @@ def _select_lowering(ctx, args):
 select_p.def_lowering(_select_lowering)
 select_p.def_lowering(fusible(lambda fz, args: fz.where(*args, fz.out_aval.dtype)),
                       backend="numba")
-def select(pred, on_true, on_false): return select_p.bind(pred, on_true, on_false)
+def select(pred, on_true, on_false):
+    """on_true where pred holds, on_false elsewhere, elementwise (all three broadcast);
+    differentiable in on_true and on_false (each where it is chosen), not in pred."""
+    return select_p.bind(pred, on_true, on_false)
 
 
 # --- complex parts (R-linear: transposes follow JAX's convention, grad = d/dx - i d/dy) --------
@@ -235,7 +257,10 @@ real_p = elementwise("real", np.real, memory="views")
 deflinear(real_p, lambda ct, z: [complex_(ct, mul(ct, 0.0))])
 real_p.def_lowering(fusible(lambda fz, args: fz.inline("{0}.real", args, fz.out_aval.dtype)
                             if args[0].dtype.kind == "c" else args[0]), backend="numba")
-def real(z): return real_p.bind(z) if _is_complex(z) else z
+def real(z):
+    """The real part of z, elementwise, with NumPy broadcasting; differentiable to any order in
+    forward and reverse mode."""
+    return real_p.bind(z) if _is_complex(z) else z
 
 
 imag_p = elementwise("imag", np.imag, memory="views")
@@ -244,12 +269,18 @@ deflinear(imag_p, lambda ct, z: [complex_(mul(ct, 0.0), neg(ct))  # a real z has
 imag_p.def_lowering(fusible(lambda fz, args: fz.inline("{0}.imag", args, fz.out_aval.dtype)
                             if args[0].dtype.kind == "c" else fz.cast(0, fz.out_aval.dtype)),
                     backend="numba")
-def imag(z): return imag_p.bind(z)
+def imag(z):
+    """The imaginary part of z (0 for real z), elementwise, with NumPy broadcasting;
+    differentiable to any order in forward and reverse mode."""
+    return imag_p.bind(z)
 
 
 conj_p = elementwise("conj", np.conj)
 deflinear(conj_p, lambda ct, z: [conj(ct)])
-def conj(z): return conj_p.bind(z) if _is_complex(z) else z
+def conj(z):
+    """The complex conjugate (x itself for real x), elementwise, with NumPy broadcasting;
+    differentiable to any order in forward and reverse mode."""
+    return conj_p.bind(z) if _is_complex(z) else z
 
 
 complex_p = elementwise("complex", lambda x, y: np.add(x, np.multiply(y, 1j)))  # x + iy
@@ -260,7 +291,10 @@ complex_p.def_transpose(lambda ct, x, y: [
     unbroadcast(neg(imag(ct)), y.aval) if is_undefined(y) else None])  # Re(ct·i·y) = -Im(ct)y
 complex_p.def_lowering(fusible(lambda fz, args: fz.ufunc(
     np.add, args[0], fz.ufunc(np.multiply, args[1], 1j))), backend="numba")
-def complex_(x, y): return complex_p.bind(x, y)
+def complex_(x, y):
+    """x + 1j * y from real parts x and imaginary parts y (`lax.complex`), elementwise, with NumPy
+    broadcasting; differentiable to any order in forward and reverse mode."""
+    return complex_p.bind(x, y)
 
 
 def _is_complex(x): return _is_complex_dtype(dtype_of(x))

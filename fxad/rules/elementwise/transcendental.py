@@ -38,7 +38,10 @@ def _integer_pow_numba(fz, args, y):  # as the impl: ints to negative powers in 
         return fz.ufunc(np.reciprocal, x)
     return fz.ufunc(np.power, fz.cast(x, np.float64) if y < 0 and x.dtype.kind in "iub" else x, y)
 integer_pow_p.def_lowering(fusible(_integer_pow_numba), backend="numba")
-def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
+def integer_pow(x, y):
+    """x ** y for a fixed Python integer y (negative allowed), elementwise, with NumPy
+    broadcasting; differentiable to any order in forward and reverse mode in x."""
+    return integer_pow_p.bind(x, y=int(y))
 
 
 def _pow_partials(needed, ans, x, y):
@@ -56,76 +59,118 @@ def _pow_partials(needed, ans, x, y):
 
 pow_p = elementwise("pow", np.power)
 defderiv(pow_p, _pow_partials, with_output=True)
-def pow(x, y): return pow_p.bind(x, y)
+def pow(x, y):
+    """x ** y, elementwise, with NumPy broadcasting; differentiable to any order in forward and
+    reverse mode in x and in y."""
+    return pow_p.bind(x, y)
 
 
 exp_p = elementwise("exp", np.exp)
 defderiv(exp_p, lambda ans, x: ans, with_output=True)
-def exp(x): return exp_p.bind(x)
+def exp(x):
+    """e ** x, elementwise, with NumPy broadcasting; differentiable to any order in forward and
+    reverse mode."""
+    return exp_p.bind(x)
 
 
 log_p = elementwise("log", np.log)
 defjvp(log_p, lambda t, x: div(t, x))
-def log(x): return log_p.bind(x)
+def log(x):
+    """The natural logarithm, elementwise, with NumPy broadcasting; differentiable to any order in
+    forward and reverse mode."""
+    return log_p.bind(x)
 
 
 log1p_p = elementwise("log1p", np.log1p)
 defjvp(log1p_p, lambda t, x: div(t, add(x, 1.0)))
-def log1p(x): return log1p_p.bind(x)
+def log1p(x):
+    """log(1 + x), accurate for small x, elementwise, with NumPy broadcasting; differentiable to
+    any order in forward and reverse mode."""
+    return log1p_p.bind(x)
 
 
 expm1_p = elementwise("expm1", np.expm1)
 defderiv(expm1_p, lambda ans, x: add(ans, 1.0), with_output=True)
-def expm1(x): return expm1_p.bind(x)
+def expm1(x):
+    """e ** x - 1, accurate for small x, elementwise, with NumPy broadcasting; differentiable to
+    any order in forward and reverse mode."""
+    return expm1_p.bind(x)
 
 
 sqrt_p = elementwise("sqrt", np.sqrt)
 defjvp_with_output(sqrt_p, lambda t, ans, x: div(t, mul(2.0, ans)))
-def sqrt(x): return sqrt_p.bind(x)
+def sqrt(x):
+    """The square root, elementwise, with NumPy broadcasting; differentiable to any order in
+    forward and reverse mode."""
+    return sqrt_p.bind(x)
 
 
 cbrt_p = elementwise("cbrt", np.cbrt)  # real cube root (negative for negative x)
 defjvp_with_output(cbrt_p, lambda t, ans, x: div(t, mul(mul(ans, ans), 3.0)))
-def cbrt(x): return cbrt_p.bind(x)
+def cbrt(x):
+    """The real cube root (negative for negative x), elementwise, with NumPy broadcasting;
+    differentiable to any order in forward and reverse mode (infinite derivative at 0)."""
+    return cbrt_p.bind(x)
 
 
 rsqrt_p = elementwise("rsqrt", lambda x: 1.0 / np.sqrt(x))
 defderiv(rsqrt_p, lambda ans, x: mul(-0.5, div(ans, x)), with_output=True)
 rsqrt_p.def_lowering(fusible(lambda fz, args: fz.ufunc(np.true_divide, 1.0,
                                                       fz.ufunc(np.sqrt, args[0]))), backend="numba")
-def rsqrt(x): return rsqrt_p.bind(x)
+def rsqrt(x):
+    """1 / sqrt(x), elementwise, with NumPy broadcasting; differentiable to any order in forward
+    and reverse mode."""
+    return rsqrt_p.bind(x)
 
 
 logistic_p = elementwise("logistic", scipy.special.expit)
 defderiv(logistic_p, lambda ans, x: mul(ans, sub(1.0, ans)), with_output=True)
-def logistic(x): return logistic_p.bind(x)
+def logistic(x):
+    """The logistic sigmoid 1 / (1 + e ** -x) (`fxad.nn.sigmoid`), elementwise, with NumPy
+    broadcasting; differentiable to any order in forward and reverse mode, finite everywhere."""
+    return logistic_p.bind(x)
 
 
 # --- trigonometric and hyperbolic ----------------------------------------------------------
 
 sin_p = elementwise("sin", np.sin)
 defderiv(sin_p, lambda x: cos(x))
-def sin(x): return sin_p.bind(x)
+def sin(x):
+    """The sine, elementwise, with NumPy broadcasting; differentiable to any order in forward and
+    reverse mode."""
+    return sin_p.bind(x)
 
 
 cos_p = elementwise("cos", np.cos)
 defderiv(cos_p, lambda x: neg(sin(x)))
-def cos(x): return cos_p.bind(x)
+def cos(x):
+    """The cosine, elementwise, with NumPy broadcasting; differentiable to any order in forward
+    and reverse mode."""
+    return cos_p.bind(x)
 
 
 tan_p = elementwise("tan", np.tan)
 defderiv(tan_p, lambda ans, x: add(1.0, mul(ans, ans)), with_output=True)
-def tan(x): return tan_p.bind(x)
+def tan(x):
+    """The tangent, elementwise, with NumPy broadcasting; differentiable to any order in forward
+    and reverse mode."""
+    return tan_p.bind(x)
 
 
 arcsin_p = elementwise("arcsin", np.arcsin)
 defderiv(arcsin_p, lambda x: rsqrt(sub(1.0, mul(x, x))))
-def arcsin(x): return arcsin_p.bind(x)
+def arcsin(x):
+    """The inverse sine, elementwise, with NumPy broadcasting (alias `asin`); differentiable to
+    any order in forward and reverse mode."""
+    return arcsin_p.bind(x)
 
 
 arccos_p = elementwise("arccos", np.arccos)
 defderiv(arccos_p, lambda x: neg(rsqrt(sub(1.0, mul(x, x)))))
-def arccos(x): return arccos_p.bind(x)
+def arccos(x):
+    """The inverse cosine, elementwise, with NumPy broadcasting (alias `acos`); differentiable to
+    any order in forward and reverse mode."""
+    return arccos_p.bind(x)
 
 
 # Derivatives with 1 + x² or x² + y² in them go through hypot (fxad/rules/elementwise/ufunc_math.py),
@@ -142,7 +187,10 @@ def _inv_hypot1(x):
 arctan_p = elementwise("arctan", np.arctan)
 defderiv(arctan_p, lambda x: div(1.0, add(1.0, mul(x, x))) if _is_complex(x)
          else integer_pow(_inv_hypot1(x), 2))
-def arctan(x): return arctan_p.bind(x)
+def arctan(x):
+    """The inverse tangent, elementwise, with NumPy broadcasting (alias `atan`); differentiable to
+    any order in forward and reverse mode."""
+    return arctan_p.bind(x)
 
 
 arctan2_p = elementwise("arctan2", np.arctan2)  # arctan2(y, x) = angle of (x, y)
@@ -151,37 +199,58 @@ def _arctan2_partials(needed, y, x):
     return [div(div(x, r), r) if needed[0] else None,
             neg(div(div(y, r), r)) if needed[1] else None]
 defderiv(arctan2_p, _arctan2_partials)
-def arctan2(y, x): return arctan2_p.bind(y, x)
+def arctan2(y, x):
+    """The angle of the point (x, y), in (-pi, pi], elementwise, with NumPy broadcasting (alias
+    `atan2`); differentiable to any order in forward and reverse mode in y and x."""
+    return arctan2_p.bind(y, x)
 
 
 tanh_p = elementwise("tanh", np.tanh)
 defderiv(tanh_p, lambda ans, x: sub(1.0, mul(ans, ans)), with_output=True)
-def tanh(x): return tanh_p.bind(x)
+def tanh(x):
+    """The hyperbolic tangent, elementwise, with NumPy broadcasting; differentiable to any order
+    in forward and reverse mode."""
+    return tanh_p.bind(x)
 
 
 sinh_p = elementwise("sinh", np.sinh)
 defderiv(sinh_p, lambda x: cosh(x))
-def sinh(x): return sinh_p.bind(x)
+def sinh(x):
+    """The hyperbolic sine, elementwise, with NumPy broadcasting; differentiable to any order in
+    forward and reverse mode."""
+    return sinh_p.bind(x)
 
 
 cosh_p = elementwise("cosh", np.cosh)
 defderiv(cosh_p, lambda x: sinh(x))
-def cosh(x): return cosh_p.bind(x)
+def cosh(x):
+    """The hyperbolic cosine, elementwise, with NumPy broadcasting; differentiable to any order in
+    forward and reverse mode."""
+    return cosh_p.bind(x)
 
 
 arcsinh_p = elementwise("arcsinh", np.arcsinh)
 defderiv(arcsinh_p, lambda x: _inv_hypot1(x))
-def arcsinh(x): return arcsinh_p.bind(x)
+def arcsinh(x):
+    """The inverse hyperbolic sine, elementwise, with NumPy broadcasting (alias `asinh`);
+    differentiable to any order in forward and reverse mode."""
+    return arcsinh_p.bind(x)
 
 
 arccosh_p = elementwise("arccosh", np.arccosh)  # 1 / sqrt(x - 1) sqrt(x + 1): no x² overflow
 defderiv(arccosh_p, lambda x: mul(rsqrt(sub(x, 1.0)), rsqrt(add(x, 1.0))))
-def arccosh(x): return arccosh_p.bind(x)
+def arccosh(x):
+    """The inverse hyperbolic cosine, elementwise, with NumPy broadcasting (alias `acosh`);
+    differentiable to any order in forward and reverse mode."""
+    return arccosh_p.bind(x)
 
 
 arctanh_p = elementwise("arctanh", np.arctanh)
 defjvp(arctanh_p, lambda t, x: div(t, sub(1.0, mul(x, x))))
-def arctanh(x): return arctanh_p.bind(x)
+def arctanh(x):
+    """The inverse hyperbolic tangent, elementwise, with NumPy broadcasting (alias `atanh`);
+    differentiable to any order in forward and reverse mode."""
+    return arctanh_p.bind(x)
 
 
 # the bind wrappers fxad.lax exports (through rules/ops.py)

@@ -19,23 +19,35 @@ _LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
 # differently from np.power's); the operands are widened by fxad.numpy.float_power.
 float_power_p = elementwise("float_power", np.float_power)
 defderiv(float_power_p, _pow_partials, with_output=True)
-def float_power(x, y): return float_power_p.bind(x, y)
+def float_power(x, y):
+    """x ** y computed in float64 (complex128 for complex input), as NumPy's `float_power`;
+    differentiable to any order in forward and reverse mode in x and y."""
+    return float_power_p.bind(x, y)
 
 
 exp2_p = elementwise("exp2", np.exp2)
 defderiv(exp2_p, lambda ans, x: mul(ans, _LN2), with_output=True)
-def exp2(x): return exp2_p.bind(x)
+def exp2(x):
+    """2 ** x, elementwise, with NumPy broadcasting; differentiable to any order in forward and
+    reverse mode."""
+    return exp2_p.bind(x)
 
 
 # (t / ln b) / x: x ln b would lose digits for subnormal x, t / x overflow before the scaling.
 log2_p = elementwise("log2", np.log2)
 defjvp(log2_p, lambda t, x: div(mul(t, 1 / _LN2), x))
-def log2(x): return log2_p.bind(x)
+def log2(x):
+    """The base-2 logarithm, elementwise, with NumPy broadcasting; differentiable to any order in
+    forward and reverse mode."""
+    return log2_p.bind(x)
 
 
 log10_p = elementwise("log10", np.log10)
 defjvp(log10_p, lambda t, x: div(mul(t, 1 / _LN10), x))
-def log10(x): return log10_p.bind(x)
+def log10(x):
+    """The base-10 logarithm, elementwise, with NumPy broadcasting; differentiable to any order in
+    forward and reverse mode."""
+    return log10_p.bind(x)
 
 
 hypot_p = elementwise("hypot", np.hypot)
@@ -50,7 +62,10 @@ def _hypot_partials(needed, x, y):
     r = select(eq(r, 0), 1.0, r)
     return [div(xs, r) if needed[0] else None, div(ys, r) if needed[1] else None]
 defderiv(hypot_p, _hypot_partials)
-def hypot(x, y): return hypot_p.bind(x, y)
+def hypot(x, y):
+    """sqrt(x ** 2 + y ** 2) without overflow or underflow in the squares, elementwise, with NumPy
+    broadcasting; differentiable to any order in forward and reverse mode."""
+    return hypot_p.bind(x, y)
 
 
 __all__ = ["float_power", "exp2", "log2", "log10", "hypot"]

@@ -134,6 +134,8 @@ deflinear(reduce_sum_p, lambda ct, x, axes, keepdims: [
     ops.broadcast_to(expand_reduced(ct, x.aval.shape, axes, keepdims), x.aval.shape)])
 reduce_sum_p.def_lowering(_sum_lowering)
 def reduce_sum(x, axes, keepdims=False):
+    """The sum along `axes` (kept as size-1 axes if keepdims); differentiable to any order in
+    forward and reverse mode."""
     return reduce_sum_p.bind(x, axes=norm_axes(x, axes, 'reduce_sum'), keepdims=keepdims)
 
 
@@ -154,12 +156,18 @@ def _extremum_jvp(prim):
 reduce_max_p = reduction("reduce_max", np.maximum)
 _extremum_jvp(reduce_max_p)
 def reduce_max(x, axes, keepdims=False):
+    """The largest element along `axes` (kept as size-1 axes if keepdims); differentiable to any
+    order in forward and reverse mode, the derivative shared evenly among the elements equal to
+    the maximum."""
     return reduce_max_p.bind(x, axes=norm_axes(x, axes, 'reduce_max'), keepdims=keepdims)
 
 
 reduce_min_p = reduction("reduce_min", np.minimum)
 _extremum_jvp(reduce_min_p)
 def reduce_min(x, axes, keepdims=False):
+    """The smallest element along `axes` (kept as size-1 axes if keepdims); differentiable to any
+    order in forward and reverse mode, the derivative shared evenly among the elements equal to
+    the minimum."""
     return reduce_min_p.bind(x, axes=norm_axes(x, axes, 'reduce_min'), keepdims=keepdims)
 
 
@@ -197,6 +205,8 @@ def _reduce_prod_jvp(primals, tangents, axes, keepdims):
 reduce_prod_p = reduction("reduce_prod", np.multiply)
 reduce_prod_p.def_jvp(_reduce_prod_jvp)
 def reduce_prod(x, axes, keepdims=False):
+    """The product along `axes` (kept as size-1 axes if keepdims); differentiable to any order in
+    forward and reverse mode, zeros included."""
     return reduce_prod_p.bind(x, axes=norm_axes(x, axes, 'reduce_prod'), keepdims=keepdims)
 
 

@@ -84,12 +84,19 @@ def _boxcox_deriv(log_fn):
 
 boxcox_p = elementwise("boxcox", sc.boxcox)
 defderiv(boxcox_p, _boxcox_deriv(ops.log))
-def boxcox(x, lmbda): return boxcox_p.bind(x, lmbda)
+def boxcox(x, lmbda):
+    """The Box-Cox transform (x**lmbda - 1) / lmbda (log x at lmbda = 0), as
+    `scipy.special.boxcox`, elementwise with broadcasting; differentiable to any order in
+    forward and reverse mode in x and lmbda."""
+    return boxcox_p.bind(x, lmbda)
 
 
 boxcox1p_p = elementwise("boxcox1p", sc.boxcox1p)
 defderiv(boxcox1p_p, _boxcox_deriv(ops.log1p))
-def boxcox1p(x, lmbda): return boxcox1p_p.bind(x, lmbda)
+def boxcox1p(x, lmbda):
+    """boxcox(1 + x, lmbda), accurate for small x, as `scipy.special.boxcox1p`, elementwise with
+    broadcasting; differentiable to any order in forward and reverse mode in x and lmbda."""
+    return boxcox1p_p.bind(x, lmbda)
 
 
 # --- hypergeometric functions ------------------------------------------------------------------
@@ -99,7 +106,11 @@ defderiv(hyp1f1_p, lambda needed, a, b, x: [
     _no_derivative("hyp1f1", "a") if needed[0] else None,
     _no_derivative("hyp1f1", "b") if needed[1] else None,
     ops.mul(ops.div(a, b), hyp1f1(ops.add(a, 1.0), ops.add(b, 1.0), x)) if needed[2] else None])
-def hyp1f1(a, b, x): return hyp1f1_p.bind(a, b, x)
+def hyp1f1(a, b, x):
+    """Kummer's confluent hypergeometric function 1F1(a; b; x), as `scipy.special.hyp1f1`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode in x
+    (not in a or b)."""
+    return hyp1f1_p.bind(a, b, x)
 
 
 hyp2f1_p = elementwise("hyp2f1", sc.hyp2f1)  # d/dx 2F1(a, b; c; x) = ab/c 2F1(a+1, b+1; c+1; x)
@@ -109,7 +120,11 @@ defderiv(hyp2f1_p, lambda needed, a, b, c, x: [
     _no_derivative("hyp2f1", "c") if needed[2] else None,
     ops.mul(ops.div(ops.mul(a, b), c), hyp2f1(ops.add(a, 1.0), ops.add(b, 1.0),
                                               ops.add(c, 1.0), x)) if needed[3] else None])
-def hyp2f1(a, b, c, x): return hyp2f1_p.bind(a, b, c, x)
+def hyp2f1(a, b, c, x):
+    """The Gauss hypergeometric function 2F1(a, b; c; x), as `scipy.special.hyp2f1`, elementwise
+    with broadcasting; differentiable to any order in forward and reverse mode in x (not in a,
+    b or c)."""
+    return hyp2f1_p.bind(a, b, c, x)
 
 
 # --- spherical harmonics -----------------------------------------------------------------------

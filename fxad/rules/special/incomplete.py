@@ -62,14 +62,20 @@ def _digamma_diff(a, b):
 betaln_p = elementwise("betaln", sc.betaln)  # log|B(a, b)|
 defderiv(betaln_p, lambda needed, a, b: [
     _digamma_diff(a, b) if needed[0] else None, _digamma_diff(b, a) if needed[1] else None])
-def betaln(a, b): return betaln_p.bind(a, b)
+def betaln(a, b):
+    """log |B(a, b)|, without overflow, as `scipy.special.betaln`, elementwise with broadcasting;
+    differentiable to any order in forward and reverse mode in a and b."""
+    return betaln_p.bind(a, b)
 
 
 beta_p = elementwise("beta", sc.beta)  # B(a, b); ∂a B = B (ψ(a) - ψ(a+b))
 defderiv(beta_p, lambda needed, ans, a, b: [
     ops.mul(ans, _digamma_diff(a, b)) if needed[0] else None,
     ops.mul(ans, _digamma_diff(b, a)) if needed[1] else None], with_output=True)
-def beta(a, b): return beta_p.bind(a, b)
+def beta(a, b):
+    """The beta function Gamma(a) Gamma(b) / Gamma(a + b), as `scipy.special.beta`, elementwise
+    with broadcasting; differentiable to any order in forward and reverse mode in a and b."""
+    return beta_p.bind(a, b)
 
 
 # --- the regularized incomplete gamma functions ---------------------------------------------
@@ -90,13 +96,21 @@ def gammainc_da(a, x, order=1): return gammainc_da_p.bind(a, x, order=int(order)
 gammainc_p = elementwise("gammainc", sc.gammainc)  # P(a, x)
 defderiv(gammainc_p, lambda needed, a, x: [gammainc_da(a, x) if needed[0] else None,
                                             gamma_density(a, x) if needed[1] else None])
-def gammainc(a, x): return gammainc_p.bind(a, x)
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x), as `scipy.special.gammainc`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode in x
+    and in the shape parameter a."""
+    return gammainc_p.bind(a, x)
 
 
 gammaincc_p = elementwise("gammaincc", sc.gammaincc)  # Q(a, x) = 1 - P(a, x)
 defderiv(gammaincc_p, lambda needed, a, x: [ops.neg(gammainc_da(a, x)) if needed[0] else None,
                                              ops.neg(gamma_density(a, x)) if needed[1] else None])
-def gammaincc(a, x): return gammaincc_p.bind(a, x)
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x), accurate in the
+    upper tail, as `scipy.special.gammaincc`, elementwise with broadcasting; differentiable to
+    any order in forward and reverse mode in a and x."""
+    return gammaincc_p.bind(a, x)
 
 
 # The inverses x(a, y) (y = P(a, x) or Q(a, x)), differentiated implicitly through the output:
@@ -105,14 +119,22 @@ gammaincinv_p = elementwise("gammaincinv", sc.gammaincinv)
 defderiv(gammaincinv_p, lambda needed, ans, a, y: [
     ops.neg(ops.div(gammainc_da(a, ans), gamma_density(a, ans))) if needed[0] else None,
     ops.div(1.0, gamma_density(a, ans)) if needed[1] else None], with_output=True)
-def gammaincinv(a, y): return gammaincinv_p.bind(a, y)
+def gammaincinv(a, y):
+    """The inverse of gammainc in x: the x with P(a, x) = y, as `scipy.special.gammaincinv`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode in a
+    and y."""
+    return gammaincinv_p.bind(a, y)
 
 
 gammainccinv_p = elementwise("gammainccinv", sc.gammainccinv)
 defderiv(gammainccinv_p, lambda needed, ans, a, y: [
     ops.neg(ops.div(gammainc_da(a, ans), gamma_density(a, ans))) if needed[0] else None,
     ops.neg(ops.div(1.0, gamma_density(a, ans))) if needed[1] else None], with_output=True)
-def gammainccinv(a, y): return gammainccinv_p.bind(a, y)
+def gammainccinv(a, y):
+    """The inverse of gammaincc in x: the x with Q(a, x) = y, as `scipy.special.gammainccinv`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode in a
+    and y."""
+    return gammainccinv_p.bind(a, y)
 
 
 # --- the regularized incomplete beta function --------------------------------------------------
@@ -139,7 +161,12 @@ defderiv(betainc_p, lambda needed, a, b, x: [
     betainc_d(a, b, x, 1, 0) if needed[0] else None,
     betainc_d(a, b, x, 0, 1) if needed[1] else None,
     beta_density(a, b, x) if needed[2] else None])
-def betainc(a, b, x): return betainc_p.bind(a, b, x)
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b), as `scipy.special.betainc`, elementwise
+    with broadcasting; differentiable to any order in forward and reverse mode in x and in the
+    shape parameters a and b (by Taylor jets of the continued fraction;
+    notes/09_scipy_stats_special.md)."""
+    return betainc_p.bind(a, b, x)
 
 
 betaincinv_p = elementwise("betaincinv", sc.betaincinv)  # x with I_x(a, b) = y
@@ -147,7 +174,11 @@ defderiv(betaincinv_p, lambda needed, ans, a, b, y: [
     ops.neg(ops.div(betainc_d(a, b, ans, 1, 0), beta_density(a, b, ans))) if needed[0] else None,
     ops.neg(ops.div(betainc_d(a, b, ans, 0, 1), beta_density(a, b, ans))) if needed[1] else None,
     ops.div(1.0, beta_density(a, b, ans)) if needed[2] else None], with_output=True)
-def betaincinv(a, b, y): return betaincinv_p.bind(a, b, y)
+def betaincinv(a, b, y):
+    """The inverse of betainc in x: the x with I_x(a, b) = y, as `scipy.special.betaincinv`,
+    elementwise with broadcasting; differentiable to any order in forward and reverse mode in
+    a, b and y (implicit differentiation)."""
+    return betaincinv_p.bind(a, b, y)
 
 
 # --- Student's t distribution function (the t CDF in its degrees of freedom) -----------------
@@ -172,14 +203,22 @@ def stdtr_ddf(df, t, order=1): return stdtr_ddf_p.bind(df, t, order=int(order))
 stdtr_p = elementwise("stdtr", sc.stdtr)  # Student's t CDF with df degrees of freedom
 defderiv(stdtr_p, lambda needed, df, t: [stdtr_ddf(df, t) if needed[0] else None,
                                          t_density(df, t) if needed[1] else None])
-def stdtr(df, t): return stdtr_p.bind(df, t)
+def stdtr(df, t):
+    """The CDF of Student's t distribution with df degrees of freedom at t, as
+    `scipy.special.stdtr`, elementwise with broadcasting; differentiable to any order in
+    forward and reverse mode in df and t."""
+    return stdtr_p.bind(df, t)
 
 
 stdtrit_p = elementwise("stdtrit", sc.stdtrit)  # its inverse in t
 defderiv(stdtrit_p, lambda needed, ans, df, p: [
     ops.neg(ops.div(stdtr_ddf(df, ans), t_density(df, ans))) if needed[0] else None,
     ops.div(1.0, t_density(df, ans)) if needed[1] else None], with_output=True)
-def stdtrit(df, p): return stdtrit_p.bind(df, p)
+def stdtrit(df, p):
+    """The quantile of Student's t distribution with df degrees of freedom at the probability p,
+    as `scipy.special.stdtrit`, elementwise with broadcasting; differentiable to any order in
+    forward and reverse mode in df and p."""
+    return stdtrit_p.bind(df, p)
 
 
 # --- the generalized normal distribution function (CDF and quantile in its shape β) -------------

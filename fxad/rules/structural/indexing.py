@@ -222,6 +222,9 @@ def _adv_ndim(arrays):
 
 
 def getitem(x, idx):
+    """x[idx] with NumPy's indexing (integers, slices, None, Ellipsis, integer and boolean arrays;
+    a boolean mask must be concrete); differentiable to any order in forward and reverse mode
+    in x (the transpose scatters and adds)."""
     spec, arrays = parse_index(idx)
     return getitem_p.bind(x, *arrays, spec=spec)
 
@@ -280,6 +283,9 @@ def _scatter_add_batch(vals, dims, spec):
     return scatter_add_p.bind(x, *new_arrays, upd, spec=new_spec), 0
 scatter_add_p.def_batch(_scatter_add_batch)
 def scatter_add(x, arrays, updates, spec):
+    """x with updates added at the positions the index expression selects (`spec` its static part,
+    `arrays` its integer arrays; duplicate positions accumulate): what `x.at[idx].add(updates)`
+    does; differentiable to any order in forward and reverse mode in x and updates."""
     return scatter_add_p.bind(x, *arrays, updates, spec=spec)
 
 

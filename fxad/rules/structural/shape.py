@@ -37,6 +37,8 @@ def _reshape_numba(ctx, args, new_shape):  # Numba reshapes contiguous arrays on
 reshape_p.def_lowering(_reshape_numba, backend="numba")
 reshape_p.def_simplify("forward", forward_if_same_type)
 def reshape(x, new_shape):
+    """x with the same elements in `new_shape` (C order; one -1 is inferred); differentiable to
+    any order in forward and reverse mode."""
     new_shape = tuple(int(d) for d in new_shape)
     if shape_of(x) == new_shape:
         return x
@@ -61,6 +63,8 @@ transpose_p.def_lowering(_transpose_numba, backend="numba")
 transpose_p.def_simplify("forward", lambda e, known: e.invars[0] if e.params["perm"] == tuple(
     range(len(e.params["perm"]))) else None)
 def transpose(x, perm):
+    """x with its axes permuted by `perm`; differentiable to any order in forward and reverse
+    mode."""
     perm = norm_axes(x, perm, "transpose")
     if perm == tuple(range(len(perm))):
         return x
@@ -91,6 +95,8 @@ broadcast_to_p.def_lowering(lambda ctx, args, shape: f"_np.broadcast_to({args[0]
                             backend="numba")
 broadcast_to_p.def_simplify("forward", forward_if_same_type)
 def broadcast_to(x, shape):
+    """x broadcast to `shape` (NumPy's rules); differentiable to any order in forward and reverse
+    mode (the transpose sums over the broadcast axes)."""
     shape = tuple(int(d) for d in shape)
     if shape_of(x) == shape:
         return x
@@ -130,6 +136,8 @@ concatenate_p.def_lowering(lambda ctx, args, axis: None if any(  # Numba joins e
     a.dtype != ctx.out_avals[0].dtype or not a.shape for a in ctx.in_avals) else
     f"_np.concatenate(({', '.join(args)},), {axis})", backend="numba")
 def concatenate(xs, axis):
+    """The arrays of `xs` joined along `axis`; differentiable to any order in forward and reverse
+    mode in each."""
     return concatenate_p.bind(*xs, axis=norm_axes(xs[0], (axis,), "concatenate")[0])
 
 
@@ -142,6 +150,8 @@ flip_p.def_lowering(lambda ctx, args, axes: "{}[{}]".format(args[0], ", ".join(
     "::-1" if i in axes else ":" for i in range(len(ctx.in_avals[0].shape))))
     if ctx.in_avals[0].shape else args[0], backend="numba")
 def flip(x, axes):
+    """x with the order of its elements reversed along each axis of `axes`; differentiable to any
+    order in forward and reverse mode."""
     return flip_p.bind(x, axes=norm_axes(x, axes, "flip"))
 
 

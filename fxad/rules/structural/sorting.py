@@ -17,7 +17,9 @@ argsort_p.def_impl(lambda x, axis: np.argsort(x, axis=axis, kind="stable"))
 argsort_p.def_abstract_eval(lambda x, axis: ShapedArray(x.shape, np.intp))
 defjvp_zero(argsort_p)
 defbatch_unary_axes(argsort_p, "axis")
-def argsort(x, axis): return argsort_p.bind(x, axis=norm_axes(x, (axis,), 'argsort')[0])
+def argsort(x, axis):
+    """The indices that sort x along `axis` (a stable sort); integers, so not differentiable."""
+    return argsort_p.bind(x, axis=norm_axes(x, (axis,), 'argsort')[0])
 
 
 # Insertion indices of v into sorted 1-d a (integer, no derivative). Batched v is one call;
@@ -40,7 +42,10 @@ def _searchsorted_batch(vals, dims, side):
     count = ops.reduce_sum(ops.convert_element_type(below, np.intp), (len(shape_of(v)),), False)
     return count, 0
 searchsorted_p.def_batch(_searchsorted_batch)
-def searchsorted(a, v, side="left"): return searchsorted_p.bind(a, v, side=side)
+def searchsorted(a, v, side="left"):
+    """The indices where the elements of v would be inserted in the sorted array a to keep it
+    sorted (`side` "left" or "right"), as NumPy's; integers, so not differentiable."""
+    return searchsorted_p.bind(a, v, side=side)
 
 
 # The stable permutation sorting by keys[0], ties broken by keys[1], ... (np.lexsort takes

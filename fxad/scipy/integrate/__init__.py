@@ -9,3 +9,6 @@ trapezoid, simpson, cumulative_trapezoid   composite rules over samples (fxad.nu
 from ._ode import OdeResult, odeint, solve_ivp  # noqa: F401
 from ._quad import quad  # noqa: F401
 from ._composite import cumulative_trapezoid, simpson, trapezoid  # noqa: F401
+
+__all__ = ["OdeResult", "cumulative_trapezoid", "odeint", "quad", "simpson", "solve_ivp",
+           "trapezoid"]

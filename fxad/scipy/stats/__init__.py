@@ -9,3 +9,10 @@ from . import bernoulli, betabinom, binom, geom, nbinom, poisson  # noqa: F401
 from . import dirichlet, multinomial, multivariate_normal  # noqa: F401
 from ._kde import gaussian_kde  # noqa: F401
 from ._descriptive import mode, rankdata, sem  # noqa: F401
+
+__all__ = [
+    "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
+    "gaussian_kde", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "lognorm",
+    "mode", "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson",
+    "rankdata", "sem", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy",
+]

@@ -126,6 +126,38 @@ def _split_args(name, shapes, args, names, given, defaults):
     return args[:n], out
 
 
+_WHAT = {
+    "logpdf": "The log of the probability density at x",
+    "pdf": "The probability density at x",
+    "logpmf": "The log of the probability mass at k",
+    "pmf": "The probability mass at k",
+    "cdf": "The cumulative distribution function, P(X <= x)",
+    "logcdf": "log P(X <= x), accurate far into the lower tail (not log of a rounded cdf)",
+    "sf": "The survival function P(X > x) = 1 - cdf, without cancellation in the upper tail",
+    "logsf": "log P(X > x), accurate far into the upper tail",
+    "ppf": "The quantile function (the inverse of cdf) at the probability q",
+    "isf": "The inverse of the survival function at the probability q",
+    "entropy": "The differential entropy",
+}
+
+
+def _documented(name, methods):
+    """methods, each with the docstring of a univariate family's function (`_WHAT`)."""
+    for kind, fn in methods.items():
+        fn.__doc__ = _method_doc(name, kind)
+    return methods
+
+
+def _method_doc(name, kind):
+    return (f"{_WHAT.get(kind, kind)}, as `scipy.stats.{name}.{kind}`: SciPy's signature (shape "
+            "parameters positionally, then `loc` and, for a continuous distribution, `scale`), "
+            "broadcasting in every argument, SciPy's value outside the support and NaN for "
+            "invalid parameters.\n\n"
+            "Differentiable (forward and reverse mode, any order) in the point and in every "
+            "real parameter; outside the support the derivative is 0, never NaN. Under `jit` "
+            "and `vmap` as any fxad function.")
+
+
 class Distribution:
     """One distribution's functions (logpdf, cdf, ...) with SciPy's signatures, as built by
     `continuous`/`discrete`; each is published as a module, fxad/scipy/stats/<name>.py."""
@@ -174,6 +206,7 @@ def publish(module_name, dist):
     if missing:  # a function added to the distribution must be named in its module too
         raise ImportError(f"{module_name} does not assign {', '.join(missing)}")
     module._distribution = dist
+    module.__all__ = list(dist._methods)
     module.__class__ = DistributionModule
 
 
@@ -260,7 +293,7 @@ def continuous(name, shapes, std, support=lambda *s: (-_INF, _INF), valid=None, 
     for kind in ("ppf", "isf"):
         if kind in std:
             methods[kind] = quantile(kind)
-    return Distribution(name, methods)
+    return Distribution(name, _documented(name, methods))
 
 
 def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=None):
@@ -318,7 +351,7 @@ def discrete(name, shapes, std, support, valid=None, safe_k=None, safe_shapes=No
             return where(ok, lax.add(k, loc), np.nan)
         ppf.__qualname__ = f"{name}.ppf"
         methods["ppf"] = ppf
-    return Distribution(name, methods)
+    return Distribution(name, _documented(name, methods))
 
 
 __all__ = ["Distribution", "Frozen", "DistributionModule", "publish", "continuous", "discrete",

@@ -23,6 +23,9 @@ def _propagate(name, nan_policy):
 
 
 def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
+    """Ranks of the data, 1 for the smallest, ties by `method` ("average", "min", "max",
+    "dense", "ordinal"), as `scipy.stats.rankdata`. Ranks are piecewise constant in the data:
+    their derivative is 0."""
     _propagate("rankdata", nan_policy)
     if method not in _METHODS:
         raise FxadValueError(f"rankdata: unknown method {method!r}; use one of {_METHODS}")
@@ -33,6 +36,8 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
 
 
 def mode(a, axis=0, nan_policy="propagate", keepdims=False):
+    """The most frequent value along axis and its count (the smallest value among ties), as
+    `scipy.stats.mode`."""
     _propagate("mode", nan_policy)
     a = fnp.asarray(a)
     if axis is None:

@@ -33,6 +33,9 @@ def _log_gaussian_sums(points, centers, log_w, cov):
 
 
 class gaussian_kde:  # noqa: N801  (SciPy's name)
+    """A Gaussian kernel density estimate of `dataset` (d, n), as `scipy.stats.gaussian_kde`
+    (bandwidth by Scott's or Silverman's rule, a number or a callable; optional weights).
+    Its evaluation and logpdf are differentiable in the points and in the dataset."""
     def __init__(self, dataset, bw_method=None, weights=None):
         self.dataset = fnp.atleast_2d(f(dataset))
         self.d, self.n = fnp.shape(self.dataset)

@@ -63,6 +63,11 @@ def _quantiles(x, d):
 
 
 def _mvn_logpdf(x, mean=None, cov=1, allow_singular=False):
+    """The log density of the multivariate normal N(mean, cov) at the points x (..., d), as
+    `scipy.stats.multivariate_normal.logpdf`: cov a scalar, a diagonal (d,) or a matrix (d, d);
+    `allow_singular` uses the pseudo-inverse and pseudo-determinant (-inf off the support).
+
+    Differentiable in x, mean and cov (through the Cholesky factor, or eigh when singular)."""
     mean, kind, cov, d = _mvn_params(mean, cov)
     dev = lax.sub(_quantiles(x, d), mean)
     if kind in ("scalar", "diag"):
@@ -113,15 +118,20 @@ def _mvn_entropy(mean=None, cov=1):
     return lax.mul(lax.add(lax.mul(rank, _LOG_2PI + 1.0), logdet), 0.5)
 
 
+def _mvn_pdf(x, mean=None, cov=1, allow_singular=False):
+    """The density of N(mean, cov) at x: exp of `logpdf` (its arguments and derivatives)."""
+    return lax.exp(_mvn_logpdf(x, mean, cov, allow_singular))
+
+
 multivariate_normal = Distribution("multivariate_normal", {
-    "logpdf": _mvn_logpdf,
-    "pdf": lambda x, mean=None, cov=1, allow_singular=False: lax.exp(
-        _mvn_logpdf(x, mean, cov, allow_singular)),
-    "entropy": _mvn_entropy})
+    "logpdf": _mvn_logpdf, "pdf": _mvn_pdf, "entropy": _mvn_entropy})
 
 
 def _dirichlet_logpdf(x, alpha):
-    """x: (k, ...) or (k-1, ...) points along the first axis (SciPy's layout); outside the
+    """The log density of the Dirichlet distribution with concentrations alpha (k,), as
+    `scipy.stats.dirichlet.logpdf`; differentiable in x and alpha.
+
+    x: (k, ...) or (k-1, ...) points along the first axis (SciPy's layout); outside the
     open simplex the log density is -inf (SciPy raises instead; so does JAX not)."""
     alpha = f(alpha)
     x = f(x)
@@ -143,13 +153,20 @@ def _dirichlet_logpdf(x, alpha):
     return where(valid, where(inside, out, -np.inf), np.nan)
 
 
-dirichlet = Distribution("dirichlet", {
-    "logpdf": _dirichlet_logpdf,
-    "pdf": lambda x, alpha: lax.exp(_dirichlet_logpdf(x, alpha))})
+def _dirichlet_pdf(x, alpha):
+    """The Dirichlet density at x: exp of `logpdf` (its arguments and derivatives)."""
+    return lax.exp(_dirichlet_logpdf(x, alpha))
+
+
+dirichlet = Distribution("dirichlet", {"logpdf": _dirichlet_logpdf, "pdf": _dirichlet_pdf})
 
 
 def _multinomial_logpmf(x, n, p):
-    """x, p: (..., k); n: (...). -inf unless x are non-negative integers summing to n. p is
+    """The log probability of the counts x among n trials with probabilities p, as
+    `scipy.stats.multinomial.logpmf`; differentiable in p (and, through the log-gamma
+    function, in n and x; the value is -inf off the integer points).
+
+    x, p: (..., k); n: (...). -inf unless x are non-negative integers summing to n. p is
     used as given (SciPy replaces its last entry by 1 - sum of the others)."""
     x, n, p = f(x), f(n), f(p)
     total = fnp.sum(x, axis=-1)
@@ -162,8 +179,12 @@ def _multinomial_logpmf(x, n, p):
     return where(valid, where(ok, out, -np.inf), np.nan)
 
 
-multinomial = Distribution("multinomial", {
-    "logpmf": _multinomial_logpmf,
-    "pmf": lambda x, n, p: lax.exp(_multinomial_logpmf(x, n, p))})
+def _multinomial_pmf(x, n, p):
+    """The probability of the counts x: exp of `logpmf` (its arguments and derivatives)."""
+    return lax.exp(_multinomial_logpmf(x, n, p))
+
+
+multinomial = Distribution("multinomial", {"logpmf": _multinomial_logpmf,
+                                           "pmf": _multinomial_pmf})
 
 __all__ = ["multivariate_normal", "dirichlet", "multinomial"]
