@@ -189,3 +189,11 @@ def test_closed_over_arrays_are_snapshotted_as_jit_does():
     first = p(X)
     w[:] = 5.0  # the cached body keeps the value it was staged with
     np.testing.assert_allclose(p(X), first, **_TOL)
+
+
+def test_dask_executor_without_the_extra_says_what_to_install(monkeypatch):
+    import sys
+    from fxad.distributed import DaskExecutor, DistributedError
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    with pytest.raises(DistributedError, match=r"pip install 'fxad\[distributed\]'"):
+        DaskExecutor()
