@@ -39,3 +39,11 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # fxad.extend and fxad.sparse load on first use (scipy.sparse is not needed before)
+    if name in ("extend", "sparse"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'fxad' has no attribute {name!r}")

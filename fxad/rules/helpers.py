@@ -351,7 +351,12 @@ def batch_size(vals, dims):
 
 def defbatch_elementwise(prim):
     """Batching for NumPy-broadcasting primitives: batch axes go to the front and operands
-    are aligned by rank; unbatched operands broadcast as they are."""
+    are aligned by rank; unbatched operands broadcast as they are. It sets the primitive's
+    `elementwise` attribute (absent: False), which analyses such as fxad.sparse read: each
+    output element comes from the operands' elements at the same broadcast position (the
+    only primitives this rule is right for)."""
+    prim.elementwise = True
+
     def rule(vals, dims, **params):
         ranks = [ndim_of(v) - (d is not None) for v, d in zip(vals, dims)]
         rank = max(ranks)

@@ -194,6 +194,7 @@ def test_closed_over_arrays_are_snapshotted_as_jit_does():
 def test_dask_executor_without_the_extra_says_what_to_install(monkeypatch):
     import sys
     from fxad.distributed import DaskExecutor, DistributedError
-    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    for name in ("dask", "dask.array", "distributed"):  # as if not installed
+        monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(DistributedError, match=r"pip install 'fxad\[distributed\]'"):
         DaskExecutor()

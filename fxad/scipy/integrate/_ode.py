@@ -17,6 +17,8 @@ from ...ir.intern import intern
 from ...ir.jaxpr import ClosedJaxpr, Jaxpr
 from ...ir.staging import stage
 from ...tree_util import tree_flatten, tree_unflatten
+from .._sparse_jacobian import UserPattern
+from ._events import differentiable_events, refuse_dense_output, solve_eagerly
 from ._odecore import Config, solve
 
 IVP_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
@@ -144,14 +146,23 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
     sensitivities (jvp) and the adjoint method (grad). `fun(t, y, *args)` must be written
     with fxad.numpy. The solution is reported at t_eval, or at t_span's two ends when
     t_eval is None (SciPy: at the steps its solver chose, which are not known before
-    solving and not differentiable). A failed integration raises FxadValueError."""
+    solving and not differentiable). A failed integration raises FxadValueError.
+
+    The implicit methods (BDF, Radau, LSODA) get fxad's exact Jacobian (`jac` is not used):
+    sparse when its pattern is (detected by fxad.sparse once per right-hand side, or your
+    `jac_sparsity`, which is then trusted to contain every nonzero), one JVP per color of a
+    column coloring; BDF and Radau receive a scipy.sparse matrix, LSODA a dense one.
+
+    `events` and `dense_output` work as in SciPy (its event location and interpolant, on
+    fxad's compiled right-hand side and Jacobian; `t`/`y` still at t_eval or t_span's ends,
+    up to a terminal event). Event times and the states there are differentiable under
+    grad, jvp, jacfwd and hessian (implicit function theorem on the event function); under
+    jit or vmap events raise FxadValueError, and so does dense_output under any
+    transformation (pass the times as t_eval instead)."""
     name = "solve_ivp"
     if not isinstance(method, str) or method not in IVP_METHODS:
         raise FxadValueError(f"solve_ivp: method must be one of {', '.join(IVP_METHODS)}, got "
                              f"{method!r} (a solver class is not supported)")
-    if dense_output or events is not None:
-        raise FxadValueError("solve_ivp: dense_output and events are not supported; pass the "
-                             "times you need as t_eval")
     if len(t_span) != 2:
         raise FxadValueError(f"solve_ivp: t_span must be (t0, tf), got {t_span!r}")
     t0 = fnp.asarray(t_span[0], dtype=np.float64)
@@ -166,16 +177,35 @@ def solve_ivp(fun: Callable, t_span: Any, y0: Any, method: str = "RK45", t_eval:
                  max(t_out[0], t_out[-1]) <= max(t_span)):
             raise FxadValueError("solve_ivp: values in `t_eval` are not within `t_span`")
     options.pop("jac", None)  # fxad supplies the exact Jacobian to the implicit methods
-    for k in ("jac_sparsity", "lband", "uband"):
+    user_pattern = options.pop("jac_sparsity", None)
+    for k in ("lband", "uband"):
         options.pop(k, None)
     rtol, atol = options.pop("rtol", 1e-3), options.pop("atol", 1e-6)
-    cfg = Config(method, float(rtol), _atol(atol), tuple(sorted(options.items())))
+    cfg = Config(method, float(rtol), _atol(atol), tuple(sorted(options.items())),
+                 jac_sparsity=None if user_pattern is None else
+                 UserPattern(user_pattern, (np.size(y0), np.size(y0))))
     args = () if args is None else args
 
     def plain():
+        extra = {} if user_pattern is None else {"jac_sparsity": user_pattern}
         return scipy.integrate.solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
                                          vectorized=vectorized, args=_as_args(args), rtol=rtol,
-                                         atol=atol, **options)
+                                         atol=atol, **options, **extra)
+    if dense_output or events is not None:
+        def eager(span, y, ts, a):
+            return solve_eagerly(fun, span, y, method, ts, dense_output, events, a, cfg,
+                                 _stage_rhs, plain, options)
+        if not _traced(y0, t_span, t_eval, args):
+            return OdeResult(eager(t_span, y0, t_eval, _as_args(args)))
+        if dense_output:
+            refuse_dense_output()
+
+        def solve_plain(span, ts):
+            return solve_ivp(fun, span, y0, method=method, t_eval=ts, args=args, rtol=rtol,
+                             atol=atol, **options, **({} if user_pattern is None else
+                                                      {"jac_sparsity": user_pattern}))
+        return OdeResult(differentiable_events(events, t_span, y0, t_eval, _as_args(args),
+                                               eager, solve_plain))
     # the solve starts at t_span[0], where y0 is given (a repeated time costs nothing)
     got = _run(fun, y0, fnp.concatenate([t0[None], t_out]), args, cfg, False, name, plain)
     if isinstance(got, dict):  # SciPy's own result (the plain path)

@@ -44,6 +44,7 @@ from ...ir.intern import intern
 from ...ir.staging import stage
 from ...rules.control.custom_linear import linear_call
 from ... import numpy as fnp
+from .._sparse_jacobian import UserPattern, sparse_jac, sparse_plan
 
 IMPLICIT = ("BDF", "Radau", "LSODA", "odeint")  # methods that use the Jacobian fxad supplies
 
@@ -58,17 +59,19 @@ class Config:
     atol: float | tuple | None
     options: tuple = ()
     purpose: str = ""  # what a failure message says this solve is for
+    jac_sparsity: UserPattern | None = None  # the user's pattern of the primal system
 
     def tiled(self, k):
         """For a system of k stacked copies of the state."""
+        cfg = replace(self, jac_sparsity=None)
         if isinstance(self.atol, tuple):
-            return replace(self, atol=self.atol * k)
-        return self
+            return replace(cfg, atol=self.atol * k)
+        return cfg
 
     def widened(self, n, extra):
         """For the adjoint state (y, a, a_p) of 2n + extra components: the per-component
         atol of y repeats for a, and the smallest covers a_p."""
-        cfg = replace(self, purpose=ADJOINT)
+        cfg = replace(self, purpose=ADJOINT, jac_sparsity=None)
         if isinstance(self.atol, tuple):
             return replace(cfg, atol=self.atol * 2 + (min(self.atol),) * extra)
         return cfg
@@ -108,7 +111,11 @@ def _jacobian_program(rhs):
     return hit
 
 
-def _numpy_jac(rhs, params):
+def _numpy_jac(rhs, params, cfg):
+    plan = sparse_plan(rhs, cfg.jac_sparsity)
+    if plan is not None:
+        return sparse_jac(plan, compiled_for(plan[1]), params,
+                          dense=cfg.method in ("LSODA", "odeint"))
     run = compiled_for(_jacobian_program(rhs))
 
     def jac(t, y):
@@ -141,12 +148,15 @@ def integrate(cfg, rhs, y0, ts, params):
 
 def _scipy(cfg, rhs, y0, ts, params):
     f = _numpy_rhs(rhs, params, cfg.purpose)
-    jac = _numpy_jac(rhs, params) if cfg.method in IMPLICIT else None
+    jac = _numpy_jac(rhs, params, cfg) if cfg.method in IMPLICIT else None
     opts = dict(cfg.options)
     tol = {k: v for k, v in (("rtol", cfg.rtol), ("atol", cfg.atol)) if v is not None}
     if isinstance(tol.get("atol"), tuple):
         tol["atol"] = np.array(tol["atol"])
+    band = getattr(jac, "band", None)  # a banded Jacobian, packed (LSODA, odeint)
     if cfg.method == "odeint":
+        if band is not None:
+            opts["ml"], opts["mu"] = band
         with warnings.catch_warnings():  # a failure raises below, with SciPy's message
             warnings.simplefilter("ignore", scipy.integrate.ODEintWarning)
             Y, info = scipy.integrate.odeint(f, y0, ts, Dfun=jac, full_output=True, tfirst=True,
@@ -158,6 +168,8 @@ def _scipy(cfg, rhs, y0, ts, params):
         return Y, np.array([info["nfe"][-1], info["nje"][-1], 0], dtype=np.float64)
     if jac is not None:
         opts["jac"] = jac
+    if band is not None:
+        opts["lband"], opts["uband"] = band
     sol = scipy.integrate.solve_ivp(f, (ts[0], ts[-1]), y0, method=cfg.method, t_eval=ts,
                                     **tol, **opts)
     if sol.status != 0 or sol.y.shape[1] != ts.size:

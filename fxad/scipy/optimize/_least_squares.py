@@ -57,8 +57,11 @@ def least_squares(fun: Callable, x0: Any, jac: Any = None, bounds: Any = (-np.in
                   args: Any = (), kwargs: dict | None = None, callback: Any = None,
                   workers: Any = None) -> scipy.optimize.OptimizeResult:
     """scipy.optimize.least_squares. With jac=None (the default here; SciPy's is '2-point')
-    fxad supplies the exact Jacobian; SciPy's options are honoured. When x0 or args carry a
-    transformation, the solution is differentiable in args (for the built-in losses)."""
+    fxad supplies the exact Jacobian: a scipy.sparse matrix (one JVP per color) when its
+    pattern — detected by fxad.sparse, or your `jac_sparsity`, then trusted to contain every
+    nonzero — is sparse and the method is 'trf' or 'dogbox' (SciPy then uses LSMR), else
+    dense. SciPy's options are honoured. When x0 or args carry a transformation, the
+    solution is differentiable in args (for the built-in losses)."""
     name = "least_squares"
     fun2, extra = _with_kwargs(fun, kwargs or {})
     args = as_args(args) + extra
@@ -73,8 +76,19 @@ def least_squares(fun: Callable, x0: Any, jac: Any = None, bounds: Any = (-np.in
         if v is not None:  # (newer SciPy's arguments: passed only when given)
             opts[k] = v
 
+    if jac is None:  # fxad's Jacobian, sparse in this pattern where that pays
+        opts.pop("jac_sparsity")
+
+    def fxad_jacobian(fns):
+        sparse = getattr(fns, "sparse_jac", None)
+        if sparse is not None and method != "lm":
+            got = sparse(jac_sparsity)
+            if got is not None:
+                return got
+        return fns("jac")
+
     def scipy_run(fns, user_args, lo, hi, guess):
-        value, jacobian = fns("value"), (fns("jac") if jac is None else None)
+        value, jacobian = fns("value"), (fxad_jacobian(fns) if jac is None else None)
         j = (lambda x, *_: jacobian(x)) if jac is None else jac
         f = (lambda x, *_: value(x)) if jac is None or not callable(jac) else fun2
         return scipy.optimize.least_squares(f, guess, jac=j, bounds=(lo, hi), args=user_args,

@@ -20,6 +20,7 @@ from ._objective import EagerFns, Staged, as_args, check_scalar, gradient_of, nu
 GRADIENT_FREE = ("nelder-mead", "powell", "cobyla", "cobyqa")
 USES_HESSP = ("newton-cg", "trust-ncg", "trust-krylov", "trust-constr")
 NEEDS_HESS = ("dogleg", "trust-exact")
+SPARSE_HESS = ("newton-cg", "trust-constr")  # take a scipy.sparse Hessian
 
 
 def _bounds(bounds, n):
@@ -61,7 +62,11 @@ def scipy_kwargs(fns, method, jac, hess, hessp):
     else:
         kw["fun"], kw["jac"] = None, jac  # the caller puts the user's fun in
     if hess is None and hessp is None:
-        if m in USES_HESSP:
+        sparse = getattr(fns, "sparse_hess", None) if m in SPARSE_HESS else None
+        h = sparse() if sparse is not None else None
+        if h is not None:
+            kw["hess"] = _ignore_args(h)
+        elif m in USES_HESSP:
             kw["hessp"] = _ignore_args(fns("hvp"), 2)
         elif m in NEEDS_HESS:
             kw["hess"] = _ignore_args(fns("hess"))
@@ -75,7 +80,9 @@ def minimize(fun: Callable, x0: Any, args: Any = (), method: Any = None, jac: An
              tol: float | None = None, callback: Callable | None = None,
              options: dict | None = None) -> scipy.optimize.OptimizeResult:
     """scipy.optimize.minimize. With jac=None (the default) fxad supplies the exact gradient
-    (and hessp or hess for the methods that use them); SciPy's own options (True, a
+    (and hessp or hess for the methods that use them; for Newton-CG and trust-constr a
+    scipy.sparse Hessian, one Hessian-vector product per color of a star coloring, when
+    fxad.sparse finds its pattern sparse); SciPy's own options (True, a
     callable, '2-point', ...) are honoured. When x0 or args carry a transformation (grad,
     jvp, vmap, jit), the solution is differentiable in args by the implicit function
     theorem; constraints are then not supported."""

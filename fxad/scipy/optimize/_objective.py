@@ -24,6 +24,7 @@ from ...ir.intern import intern
 from ...ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from ...ir.staging import stage
 from ...tree_util import tree_flatten, tree_unflatten
+from .._sparse_jacobian import UserPattern, sparse_hessian_plan, sparse_jac_of_x, sparse_plan
 
 
 def as_args(args):
@@ -109,6 +110,20 @@ def numpy_fns(staged, params):
             return res[0] if len(res) == 1 else tuple(float(r) if r.ndim == 0 else r
                                                       for r in res)
         return f
+
+    def sparse_jac(user_pattern=None):
+        """x -> the Jacobian as a scipy.sparse matrix, when its pattern (detected, or the
+        user's) makes that cheaper than the dense one; else None."""
+        user = None if user_pattern is None else UserPattern(
+            user_pattern, (staged.out_aval.size, staged.jaxpr.in_avals[0].size))
+        plan = sparse_plan(staged.jaxpr, user)
+        return None if plan is None else sparse_jac_of_x(plan, compiled_for(plan[1]), params)
+    def sparse_hess():
+        """x -> the Hessian as a scipy.sparse matrix when its pattern is sparse; else
+        None."""
+        plan = sparse_hessian_plan(staged.jaxpr)
+        return None if plan is None else sparse_jac_of_x(plan, compiled_for(plan[1]), params)
+    call.sparse_jac, call.sparse_hess = sparse_jac, sparse_hess
     return call
 
 

@@ -166,7 +166,45 @@ def prop_tape(p, f):
     assert_close("tape vs staged grad and vjp", got, want)
 
 
+def _dense_jacobian(jac, outs, ins):
+    """fxad.jacfwd's nested result (outputs x argnums) as one (m, n) matrix."""
+    blocks = jac if isinstance(jac, tuple) and len(outs) > 1 else (jac,)
+    rows = []
+    for o, blk in zip(outs, blocks):
+        m = int(np.prod(np.shape(o)))
+        rows.append(np.concatenate([np.asarray(b).reshape(m, int(np.prod(np.shape(x))))
+                                    for b, x in zip(blk, ins)], axis=1))
+    return np.concatenate(rows, axis=0)
+
+
+def prop_sparsity(p, f):
+    """fxad.sparse's global patterns contain every nonzero of the dense Jacobian of f and of
+    the Hessian of its sum (at the program's points)."""
+    import fxad.sparse
+    x, nums = p.x0(), tuple(range(p.n_in))
+    out = f(*x)
+    outs = out if isinstance(out, tuple) else (out,)
+    J = _dense_jacobian(fxad.jacfwd(f, argnums=nums)(*x), outs, x)
+    P = fxad.sparse.jacobian_sparsity(f, *x).toarray()
+    if P.shape != J.shape:
+        raise AssertionError(f"jacobian_sparsity: pattern {P.shape}, Jacobian {J.shape}")
+    if np.any((J != 0) & ~P):
+        raise AssertionError("jacobian_sparsity misses nonzeros of jacfwd at "
+                             f"{np.argwhere((J != 0) & ~P)[:5].tolist()}")
+    g = _scalar(f)
+    H = fxad.hessian(g, argnums=nums)(*x)
+    H = np.concatenate([np.concatenate([np.asarray(H[i][j]).reshape(np.size(x[i]),
+                                                                    np.size(x[j]))
+                                        for j in nums], axis=1) for i in nums], axis=0)
+    PH = fxad.sparse.hessian_sparsity(g, *x).toarray()
+    if PH.shape != H.shape:
+        raise AssertionError(f"hessian_sparsity: pattern {PH.shape}, Hessian {H.shape}")
+    if np.any((H != 0) & ~PH):
+        raise AssertionError("hessian_sparsity misses nonzeros of hessian at "
+                             f"{np.argwhere((H != 0) & ~PH)[:5].tolist()}")
+
+
 PROPERTIES = {"grads": prop_grads, "tape": prop_tape, "linearize": prop_linearize,
               "jacobians": prop_jacobians, "jit": prop_jit,
               "jit_grad": prop_jit_grad, "vmap": prop_vmap, "vmap_grad": prop_vmap_grad,
-              "hessians": prop_hessians, "dtypes": prop_dtypes}
+              "hessians": prop_hessians, "dtypes": prop_dtypes, "sparsity": prop_sparsity}
