@@ -6,3 +6,4 @@ from . import ops  # noqa: F401  (first: the families import it)
 from . import taylor  # noqa: F401  (registers the scalar arithmetic of Taylor mode)
 from . import (  # noqa: F401
     contraction, control, elementwise, linalg, random, reduction, special, structural)
+from . import collective  # noqa: F401,E402  (after the families it builds on)
