@@ -3,6 +3,7 @@
     python .ci/minimums.py            # one pin a line: numpy==2.1, scipy==1.15, ..., pytest==8.0
     python .ci/minimums.py --extra compile   # ... and the compile extra's: numba==0.61
     python .ci/minimums.py --extra docs --extra examples   # ... sphinx==8.1, matplotlib==3.9
+    python .ci/minimums.py --extra distributed   # ... dask[array]==2024.8.0, ...
     python .ci/minimums.py --python   # the oldest Python: 3.10
 
 Pins every runtime dependency and every test-extra requirement at its declared minimum, and
@@ -39,7 +40,8 @@ else:
     for extra in extras:
         reqs += project["optional-dependencies"][extra]
     for req in dict.fromkeys(reqs):  # a requirement two extras share, once
-        m = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*>=\s*([\w.]+)\s*(,\s*<[^;]*)?", req)
+        m = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*(?:\[[A-Za-z0-9,._-]+\])?)\s*>=\s*"
+                         r"([\w.]+)\s*(,\s*<[^;]*)?", req)
         if m is None:
             sys.exit(f"pyproject.toml: {req!r} declares no minimum ('name>=version'), so CI "
                      f"cannot test it")

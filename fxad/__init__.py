@@ -13,6 +13,9 @@ from .api.devices import (  # noqa: F401  (one CPU device: for JAX code)
     Device, block_until_ready, default_backend, device_count, device_get, device_put, devices,
     local_device_count, local_devices, process_count, process_index, typeof)
 from .api.shapes import ShapeDtypeStruct, eval_shape  # noqa: F401
+from .api.taylor import jet  # noqa: F401
+from .api.operators import biharmonic, laplacian, weighted_laplacian  # noqa: F401
+from .api.spmd import pmap, shard_map  # noqa: F401
 from .core import ShapedArray, Tracer  # noqa: F401
 from .jit import disable_jit, jit  # noqa: F401
 from . import flatten_util, tree  # noqa: F401
@@ -20,21 +23,23 @@ from .custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from .api.remat import (  # noqa: F401
     checkpoint, checkpoint_name, print_saved_residuals, saved_residuals)
 from .api import checkpoint_policies  # noqa: F401  (fxad.checkpoint_policies, as JAX)
-from . import debug, errors, nn, random, scipy, typing  # noqa: F401
+from . import debug, errors, experimental, nn, random, scipy, sharding, typing  # noqa: F401
 from .debug import config, debug_nans  # noqa: F401
 
 remat = checkpoint
 
 __all__ = [
-    "Array", "Device", "ShapeDtypeStruct", "ShapedArray", "Tracer", "block_until_ready",
-    "checkpoint", "checkpoint_name", "checkpoint_policies", "closure_convert", "config",
-    "custom_jvp", "custom_vjp", "debug", "debug_nans", "default_backend", "device_count",
-    "device_get", "device_put", "devices", "disable_jit", "errors", "eval_shape",
-    "flatten_util", "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
-    "lax", "linear_transpose", "linearize", "local_device_count", "local_devices",
-    "make_jaxpr", "named_call", "nn", "numpy", "print_saved_residuals", "process_count",
-    "process_index", "pure_callback", "random", "remat", "saved_residuals", "scipy",
+    "Array", "Device", "ShapeDtypeStruct", "ShapedArray", "Tracer", "biharmonic",
+    "block_until_ready", "checkpoint", "checkpoint_name", "checkpoint_policies",
+    "closure_convert", "config", "custom_jvp", "custom_vjp", "debug", "debug_nans",
+    "default_backend", "device_count", "device_get", "device_put", "devices", "disable_jit",
+    "errors", "eval_shape", "experimental", "flatten_util", "grad", "hessian", "hvp", "jacfwd",
+    "jacobian", "jacrev", "jet", "jit", "jvp", "laplacian", "lax", "linear_transpose",
+    "linearize", "local_device_count", "local_devices", "make_jaxpr", "named_call", "nn",
+    "numpy", "pmap", "print_saved_residuals", "process_count", "process_index",
+    "pure_callback", "random", "remat", "saved_residuals", "scipy", "shard_map", "sharding",
     "stop_gradient", "tree", "tree_util", "typeof", "typing", "value_and_grad", "vjp", "vmap",
+    "weighted_laplacian",
 ]
 
 __version__ = "0.1.0"

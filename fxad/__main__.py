@@ -1,5 +1,5 @@
 """`python -m fxad rules [--family NAME]`: every primitive x {impl, shape, jvp, transpose,
-batch, lowering}, with the file and line where its block starts."""
+batch, jet, lowering}, with the file and line where its block starts."""
 from __future__ import annotations
 
 import argparse
@@ -8,7 +8,7 @@ import sys
 
 from . import core
 
-COLUMNS = ("impl", "shape", "jvp", "transpose", "batch", "lowering")
+COLUMNS = ("impl", "shape", "jvp", "transpose", "batch", "jet", "lowering")
 
 
 def all_primitives():
@@ -28,6 +28,7 @@ def rule_matrix():
                                       "jvp": p.jvp is not None,
                                       "transpose": p.transpose is not None,
                                       "batch": p.batch is not None,
+                                      "jet": p.jet is not None or p.jvp is not None,
                                       "lowering": bool(p.lowerings)}))
     return rows
 
@@ -59,7 +60,9 @@ def main(argv):
         p = prims[name]
         if args.family is not None and p.family != args.family:
             continue
-        marks = ["yes" if have[c] else "-" if c == "transpose" and not linear
+        derived = getattr(p.jet, "derived", p.jet is None)
+        marks = ["derived" if c == "jet" and have[c] and derived
+                 else "yes" if have[c] else "-" if c == "transpose" and not linear
                  else "impl" if c == "lowering" else "MISSING" for c in COLUMNS]
         print(f"{name:{w}} {'linear' if linear else '':7} " + " ".join(f"{m:9}" for m in marks)
               + " " + where(p))

@@ -207,6 +207,7 @@ class Primitive:
       jvp             forward-mode rule (every one)    def_jvp(fn)
       transpose       linear primitives only           def_transpose(fn)
       batch           vmap rule                        def_batch(fn)
+      jet             Taylor-mode rule                 def_jet(fn)
       lowerings       source for jit's code, by backend   def_lowering(fn, inplace=None)
       simplify        rewrites taken part in, by pass  def_simplify(pass_name, fn)
       inline          a call primitive's body (jit)    def_inline(fn)
@@ -228,6 +229,8 @@ class Primitive:
         self.jvp = None
         self.transpose = None
         self.batch = None
+        self.jet = None  # Taylor mode; None: derived from the JVP rule (interpreters/jet.py)
+        self.elementwise = False  # each output element from the same element of each operand
         self.lowerings = {}  # backend -> fn(ctx, args, **params) -> source expression
         self.inplace = None  # NumPy ufunc name that can write its result into a dead input
         self.simplify = {}  # pass name -> rule (fxad/ir/simplify.py says what each pass asks)
@@ -255,27 +258,18 @@ class Primitive:
             [forget() for forget in _on_rule_change]
         object.__setattr__(self, name, value)
 
-    def def_impl(self, impl):
-        self.impl = impl
-        return impl
-
-    def def_abstract_eval(self, rule):
-        self.abstract_eval = rule
-        return rule
-
-    def def_jvp(self, rule):
-        self.jvp = rule
-        return rule
+    def _registers(attr):  # def_jvp(rule) etc.: set the rule, return it (usable as a decorator)
+        return lambda self, rule: setattr(self, attr, rule) or rule
+    def_impl, def_abstract_eval, def_jvp = _registers("impl"), _registers("abstract_eval"), \
+        _registers("jvp")
+    def_batch, def_jet, def_inline = _registers("batch"), _registers("jet"), _registers("inline")
+    del _registers
 
     def def_transpose(self, rule, linear=True):
         """The transpose rule of a linear primitive (which marks it linear; `linear=False`
         for a rule that only explains why the primitive cannot be transposed)."""
         self.linear = linear
         self.transpose = rule
-        return rule
-
-    def def_batch(self, rule):
-        self.batch = rule
         return rule
 
     def def_lowering(self, rule, backend="numpy", inplace=None):
@@ -289,10 +283,6 @@ class Primitive:
 
     def def_simplify(self, pass_name, rule):
         self.simplify[pass_name] = rule
-        return rule
-
-    def def_inline(self, rule):
-        self.inline = rule
         return rule
 
     def bind(self, *args, **params):
@@ -319,7 +309,7 @@ class Primitive:
             return self.bind(*lifted, **params)
 
 
-_RULE_ATTRS = frozenset({"impl", "abstract_eval", "jvp", "transpose", "batch"})
+_RULE_ATTRS = frozenset({"impl", "abstract_eval", "jvp", "transpose", "batch", "jet"})
 _on_rule_change: list = []  # forget() callbacks: what was derived from the old rules goes
 
 

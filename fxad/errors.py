@@ -55,3 +55,13 @@ class InexactSolutionWarning(UserWarning):
     solution whose optimality residual is large: it is the derivative at a point that is
     only close to the root, accurate to about the residual shown. Tighten the solver's
     tolerance."""
+
+
+class UnboundAxisError(FxadError, NameError):
+    """A collective (psum, all_gather, axis_index, ...) named an axis that no enclosing
+    vmap(axis_name=...), pmap or shard_map binds."""
+
+
+class DistributedError(FxadError, RuntimeError):
+    """A step of an SPMD program run by a distributed executor failed (a worker died and the
+    task could not be retried, a task raised); the caller's values are unchanged."""

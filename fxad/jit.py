@@ -20,6 +20,7 @@ import numpy as np
 from .core import (_PY_SCALARS, BoundedCache, ShapedArray, Tracer, avals_key, check_output,
                    get_aval)
 from .errors import CompilationWarning, FxadTypeError, FxadValueError
+from .interpreters.named_axes import env_key
 from .ir import numba_backend
 from .ir.numba_backend import background
 from .ir.codegen import compiled_for
@@ -310,7 +311,8 @@ class _Jitted:
         skey = tuple(_static_key(args[i], i) for i in static) + \
             tuple((k, _static_key(kwargs[k], k)) for k in sorted(kwargs)
                   if k in self.static_argnames)
-        key = (in_tree, avals_key(avals), skey)
+        # A program staged inside named axes may depend on their sizes (all_gather's shape).
+        key = (in_tree, avals_key(avals), skey, env_key())
         entry = self.cache.get(key)
         if entry is None:
             store = {}
@@ -352,6 +354,9 @@ class _Jitted:
             key, flat = fast
             if backend != "numpy":
                 key = (backend, key)
+            names = env_key()
+            if names:
+                key = (names, key)
             hit = self.fast.get(key)
             if hit is not None:
                 compiled, out_tree = hit

@@ -5,12 +5,14 @@ random direction v. Reverse mode: for a random cotangent c, ⟨c, J v⟩ from fi
 against ⟨vjpᵀ(c), v⟩, and the transpose identity ⟨c, jvp(v)⟩ = ⟨vjp(c), v⟩ to rounding error
 (reverse-only checks skip it where forward mode cannot differentiate f).
 Higher orders recurse: the checks are applied to x ↦ jvp(f)(x; v) and x ↦ vjp(f)(x)(c).
+Taylor mode: check_jet compares the jet of f along x + t v with K nested jvps.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .api import jvp, vjp
+from .api.taylor import jet
 from .errors import OpaqueFunctionError, RuleNotImplementedError
 from .tree_util import tree_flatten, tree_map
 
@@ -115,4 +117,22 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), eps=1e-5, atol=1e-6, rto
     check(f, 1)
 
 
-__all__ = ["check_grads", "check_jvp", "check_vjp"]
+def check_jet(f, args, order=5, rtol=1e-9, atol=1e-12, seed=0):
+    """Check Taylor mode: `jet(f)` along the line args + t v (a random direction v) against
+    `order` nested `jvp`s, term by term (term k is the k-th derivative along v). Raises
+    AssertionError naming the first term that differs. The nested jvps are exact
+    derivatives of the same rules by another road (each order from the JVP rules alone), so
+    the tolerance is rounding error: a jet rule wrong in any coefficient fails."""
+    args = tuple(args)
+    v = _random_like(args, np.random.default_rng(seed))
+    zeros = tree_map(lambda x: np.zeros_like(np.asarray(x)), v)
+    _, terms = jet(f, args, tuple((vi,) + (zi,) * (order - 1) for vi, zi in zip(v, zeros)))
+    leaves = tree_flatten(terms, is_leaf=lambda t: isinstance(t, list))[0]
+    g = f
+    for k in range(order):
+        g = (lambda h: lambda *a: jvp(h, a, v)[1])(g)
+        _close(f"jet term {k + 1} vs {k + 1} nested jvps", [c[k] for c in leaves], g(*args),
+               atol, rtol, k + 1)
+
+
+__all__ = ["check_grads", "check_jet", "check_jvp", "check_vjp"]

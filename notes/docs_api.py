@@ -29,6 +29,7 @@ PUBLIC = [
     "fxad.debug", "fxad.typing", "fxad.errors", "fxad.custom_derivatives",
     "fxad.checkpoint_policies", "fxad.example_libraries", "fxad.example_libraries.stax",
     "fxad.example_libraries.optimizers", "fxad.sparse", "fxad.extend", "fxad.distributed",
+    "fxad.sharding",
 ]
 
 # Where a module has no ``__all__`` yet, its public names are those not starting with "_",

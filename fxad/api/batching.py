@@ -8,6 +8,7 @@ import numpy as np
 from ..core import (_PY_SCALARS, check_output, get_aval, new_trace)
 from ..errors import FxadValueError
 from ..interpreters.batching import BatchTrace
+from ..interpreters.named_axes import axis_frame, check_axis_name
 from ..rules.helpers import broadcast_batched, moveaxis
 from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from .common import (_check_callable, _is_index, _leaf, _result)
@@ -45,17 +46,23 @@ def _axes_for(axes, tree, n_leaves, what):
                              f"int, None, or a pytree prefix of them.\n{e}") from None
 
 
-def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
+def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
          axis_size: int | None = None) -> Callable:
     """Vectorize f over a mapped axis of its inputs (JAX semantics for in_axes/out_axes): `in_axes`
     gives each argument's mapped axis (None: not mapped), `out_axes` where the mapped axis goes
-    in the outputs; composes with every other transformation.
+    in the outputs; `axis_name` names the mapped axis for the collectives of `fxad.lax` (psum,
+    all_gather, axis_index, ...) called inside `f` (vmaps nest, each binding its own name; the
+    reference semantics of pmap and shard_map); composes with every other transformation.
 
     >>> import fxad, fxad.numpy as fnp
     >>> print(fxad.vmap(fnp.dot, in_axes=(0, None))(fnp.eye(2), fnp.array([3.0, 4.0])))
     [3. 4.]
+    >>> print(fxad.vmap(lambda v: fxad.lax.psum(v, "i"), axis_name="i")(fnp.array([1.0, 2.0])))
+    [3. 3.]
     """
     _check_callable("vmap", f)
+    if axis_name is not None:
+        check_axis_name(axis_name, "vmap")
     def vf(*args, **kwargs):
         flat, in_tree = tree_flatten(args)
         # Python scalars stay Python scalars (weakly typed, as eagerly): an unbatched 2.0
@@ -82,7 +89,8 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
         if axis_size is not None and n != axis_size:
             raise FxadValueError(f"vmap axis_size={axis_size} but the mapped inputs have size "
                                  f"{n}; leave axis_size out when an input is mapped")
-        with new_trace(BatchTrace, "vmap", axis_size=n) as trace:
+        with new_trace(BatchTrace, "vmap", axis_size=n, axis_name=axis_name) as trace, \
+                axis_frame(axis_name, n, trace):
             out = f(*tree_unflatten(in_tree, [trace.box(x, a) for x, a in zip(flat, axes)]),
                     **kwargs)
             flat_out, out_tree = tree_flatten(out)

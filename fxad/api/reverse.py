@@ -79,6 +79,14 @@ class VJPFunction:
         prog, consts = self._made
         return consts, prog
 
+    def __reduce__(self):  # pickled as its staged program and residuals (as a pytree)
+        consts, prog = self._flatten()
+        return (_rebuild_vjp_function, (prog, consts))
+
+
+def _rebuild_vjp_function(prog, consts):
+    return prog.function(consts)
+
 
 class _VJPProgram:
     """A vjp's staged linear program without its residuals: VJPFunction's static part."""

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import BoundedCache
-from ..errors import JaxprTypeError
+from ..core import BoundedCache, Primitive, primitives
+from ..errors import FxadValueError, JaxprTypeError
 from .vars import Literal, Var  # noqa: F401  (part of the IR's vocabulary, re-exported)
 
 
@@ -182,3 +182,23 @@ def check_jaxpr(jaxpr: Jaxpr):
         if type(v) is not Literal and v not in defined:
             raise JaxprTypeError(f"output {namer(v)} is never defined")
     return True
+
+
+# --- pickling: programs sent to other processes (Dask workers) --------------------------------
+
+def _primitive_named(name, module):
+    """The primitive a pickle names: primitives are singletons, so a program sent to another
+    process refers to that process's own (with their rules)."""
+    import importlib
+    if module:
+        importlib.import_module(module)
+    for p in primitives():
+        if p.name == name and p.module == module:
+            return p
+    raise FxadValueError(f"cannot unpickle primitive {name!r}: no primitive of that name is "
+                         f"defined by {module!r} in this process")
+
+
+Primitive.__reduce__ = lambda self: (_primitive_named, (self.name, self.module))
+# a cache travels empty (a pickled program's compiled code is rebuilt where it runs)
+BoundedCache.__reduce__ = lambda self: (BoundedCache, (self.size,))

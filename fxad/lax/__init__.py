@@ -1,8 +1,8 @@
 """fxad.lax: JAX's lax. One function per primitive (the bind wrappers of fxad/rules/ops.py),
 structured control flow, and JAX's signatures for the rest, one module per topic: shapes,
 slicing, elementwise, reductions, products, sorting, special functions, convolution,
-windowed reductions, implicit differentiation (custom_root, custom_linear_solve) and
-`fxad.lax.linalg`."""
+windowed reductions, collectives over named axes (parallel), implicit differentiation
+(custom_root, custom_linear_solve) and `fxad.lax.linalg`."""
 from types import ModuleType as _ModuleType
 
 from ..rules.ops import *  # noqa: F401,F403  (every primitive's bind wrapper; see __all__ there)
@@ -14,6 +14,7 @@ from .reductions import *  # noqa: F401,F403  (JAX's signatures where they diffe
 from .products import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
+from .parallel import *  # noqa: F401,F403  (collectives over named axes)
 from .implicit import custom_linear_solve, custom_root  # noqa: F401
 from .convolution import (  # noqa: F401
     ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,

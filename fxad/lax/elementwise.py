@@ -3,6 +3,8 @@ select_n, clamp) and JAX's spellings of primitives fxad names as NumPy does (aco
 is_finite, ...)."""
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from ..errors import FxadValueError
@@ -47,5 +49,55 @@ def clamp(min, x, max):  # noqa: A002  (JAX's argument names and order)
     return ops.select(inside, x, ops.select(ops.le(x, min), lo, hi))
 
 
+def _integers(x, y):
+    return dtype_of(x).kind in "iub" and dtype_of(y).kind in "iub"
+
+
+def div(x, y):
+    """x / y, elementwise, with NumPy broadcasting, as JAX's `lax.div`: integers are divided
+    rounding toward zero and stay integers (C's division: -7 / 2 is -3; NumPy's `//` rounds
+    down, to -4); other dtypes divide exactly. Differentiable to any order in x and y (the
+    integer quotient is not differentiable)."""
+    if not _integers(x, y):
+        return ops.div(x, y)
+    q = ops.floor_divide(x, y)
+    inexact = ops.ne(ops.rem(x, y), ops.mul(q, 0))  # NumPy's remainder: 0 exactly when exact
+    opposite = ops.ne(ops.lt(x, ops.mul(x, 0)), ops.lt(y, ops.mul(y, 0)))
+    return ops.select(ops.logical_and(inexact, opposite), ops.add(q, ops.convert_element_type(
+        1, dtype_of(q))), q)
+
+
+def rem(x, y):
+    """The remainder of x / y with the sign of x, as JAX's `lax.rem` (C's fmod: x - trunc(x /
+    y) y; NumPy's `remainder`, `fxad.numpy.remainder`, takes the sign of y). Elementwise, with
+    NumPy broadcasting; differentiable to any order in x and y (piecewise)."""
+    return ops.fmod(x, y)
+
+
+class RoundingMethod(enum.IntEnum):
+    """How `round` breaks ties, as JAX's `lax.RoundingMethod`."""
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001  (JAX's name)
+    """x rounded to the nearest integer value, elementwise, as JAX's `lax.round`: ties away
+    from zero by default (2.5 -> 3, -2.5 -> -3), or to even with
+    `RoundingMethod.TO_NEAREST_EVEN` (NumPy's `round`, `fxad.numpy.round`). Its derivative is 0
+    almost everywhere."""
+    try:
+        method = RoundingMethod(rounding_method)
+    except ValueError:
+        raise FxadValueError(f"lax.round: rounding_method must be a lax.RoundingMethod "
+                             f"(AWAY_FROM_ZERO or TO_NEAREST_EVEN), not {rounding_method!r}"
+                             ) from None
+    if dtype_of(x).kind in "iub":
+        return x
+    if method is RoundingMethod.TO_NEAREST_EVEN:
+        return ops.round(x)
+    t = ops.trunc(x)  # x - trunc(x) is exact in floating point, so the tie test is exact
+    return ops.select(ops.ge(ops.abs(ops.sub(x, t)), 0.5), ops.add(t, ops.sign(x)), t)
+
+
 __all__ = ["acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "is_finite", "square",
-           "reciprocal", "select_n", "clamp"]
+           "reciprocal", "select_n", "clamp", "div", "rem", "RoundingMethod", "round"]

@@ -10,6 +10,7 @@ import numpy as np
 from .. import lax
 from ..errors import FxadValueError
 from ..rules.helpers import dtype_of, shape_of
+from ..rules import ops as _ops
 from ..rules.structural.indexing import getitem, parse_index, scatter_add
 from .indexing import take
 from .manipulation import concatenate, ndim, shape
@@ -105,7 +106,7 @@ def _pad_computed(array, pad_width, mode, stat_length, end_values):
                 part = lax.broadcast_to(v, tuple(shape))
             if dtype_of(part) != dtype_of(array):
                 part = lax.convert_element_type(
-                    lax.round(part) if dtype_of(array).kind in "iu" else part, dtype_of(array))
+                    _ops.round(part) if dtype_of(array).kind in "iu" else part, dtype_of(array))
             parts.append(part)
         array = concatenate([p for p in (parts[0], array, parts[1]) if p is not None], ax)
     return array

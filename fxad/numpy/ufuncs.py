@@ -7,6 +7,7 @@ from .. import lax
 from ..errors import (ConcretizationError as _ConcretizationError, FxadTypeError,
                       FxadValueError as _FxadValueError)
 from ..lax.products import to_preferred as _to_preferred
+from ..rules import ops as _ops
 from ..rules.helpers import dtype_of as _dtype_of, shape_of as _shape_of
 from ..rules.elementwise.floating_point import copysign, heaviside, ldexp, modf  # noqa: F401
 from ..rules.special.basic import logaddexp, logaddexp2, sinc  # noqa: F401  (NumPy's own impls)
@@ -19,7 +20,7 @@ from ._lists import stack_traced_lists as _stack_traced_lists
 # One-to-one with a primitive.
 negative = lax.neg
 add, subtract, multiply = lax.add, lax.sub, lax.mul
-divide = true_divide = lax.div
+divide = true_divide = _ops.div  # (lax.div is JAX's: integers round toward zero)
 exp, log, log1p, expm1, sqrt = lax.exp, lax.log, lax.log1p, lax.expm1, lax.sqrt
 exp2, log2, log10, hypot = lax.exp2, lax.log2, lax.log10, lax.hypot
 sin, cos, tan, arcsin, arccos, arctan = lax.sin, lax.cos, lax.tan, lax.arcsin, lax.arccos, lax.arctan
@@ -68,14 +69,14 @@ def reciprocal(x):
 def round(x, decimals=0):
     """a rounded to `decimals` decimal places, ties to even, as `numpy.round` (alias `around`);
     its derivative is 0."""
-    return lax.round(x, decimals)
+    return _ops.round(x, decimals)
 
 
 around = rint = round
 
 
 floor_divide = lax.floor_divide
-remainder = mod = lax.rem
+remainder = mod = _ops.rem  # the sign of y (lax.rem is JAX's: the sign of x)
 
 
 def _boolean_only(name, logical):

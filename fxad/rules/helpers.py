@@ -12,6 +12,7 @@ from ..interpreters.transpose import is_undefined
 from ..ir.numba_backend.lowering import ufunc_rule
 from ..ir.simplify import is_all
 from . import ops  # bind wrappers, resolved at call time (ops imports every rule family)
+from .taylor import bilinear_jet, jet_from_jvp, linear_jet, zero_jet
 
 # --- the elementwise family's constructor ----------------------------------------------------
 
@@ -19,6 +20,7 @@ def elementwise(name, impl, memory="fresh"):
     """A NumPy-broadcasting primitive: impl, the shared shape and batching rules, and, for a
     ufunc impl, its lowering (`_np.sin(a)`; the ufunc may write into a dead input)."""
     p = Primitive(name, memory=memory)
+    p.elementwise = True
     p.def_impl(impl)
     elementwise_shape(p)
     defbatch_elementwise(p)
@@ -162,6 +164,7 @@ def defjvp(prim, *rules, with_output=False):
         # the output's shape and dtype (SciPy computes float16 input in float64, say)
         return ans, fit(acc, ans)
     prim.def_jvp(jvp)
+    prim.def_jet(jet_from_jvp(prim))  # Taylor mode from this JVP (a block may set a faster one)
 
 
 def defjvp_with_output(prim, *rules):
@@ -197,6 +200,7 @@ def defderiv(prim, deriv, with_output=False):
             acc = c if acc is None else ops.add(acc, c)
         return ans, Zero.like(ans) if acc is None else fit(acc, ans)
     prim.def_jvp(jvp)
+    prim.def_jet(jet_from_jvp(prim))
 
 
 def defbilinear(prim, lhs_transpose, rhs_transpose):
@@ -221,6 +225,7 @@ def defbilinear(prim, lhs_transpose, rhs_transpose):
         return [None, rhs_transpose(ct, x, y.aval, **params)]
     prim.def_jvp(jvp)
     prim.def_transpose(transpose)
+    prim.def_jet(bilinear_jet(prim))
 
 
 def defjvp_zero(prim):
@@ -231,6 +236,7 @@ def defjvp_zero(prim):
             return ans, [Zero.like(a) for a in ans]
         return ans, Zero.like(ans)
     prim.def_jvp(jvp)
+    prim.def_jet(zero_jet(prim))
 
 
 def deflinear(prim, transpose_rule, linear_args=None):
@@ -254,6 +260,7 @@ def deflinear(prim, transpose_rule, linear_args=None):
         return ans, prim.bind(*args, **params)
     prim.def_jvp(jvp)
     prim.def_transpose(transpose_rule)
+    prim.def_jet(linear_jet(prim, linear_args))
 
 
 # --- simplification helpers (rules for fxad/ir/simplify.py's "forward" pass) ----------------

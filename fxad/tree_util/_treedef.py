@@ -103,6 +103,9 @@ class PyTreeDef:
 
     __delattr__ = __setattr__
 
+    def __reduce__(self):  # sent to another process (a pickled program): rebuilt there
+        return (PyTreeDef, (self._kind, self._type, self._aux, self._children, self._unflat))
+
     # Immutable, so copies can share the original.
     __copy__ = lambda self: self
     __deepcopy__ = lambda self, memo: self

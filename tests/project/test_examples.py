@@ -29,6 +29,8 @@ EXPECT = {
     "hyperparameter_gradient.py": "implicit gradient matches finite differences",
     "gaussian_process.py": "a positive definite Hessian at the optimum",
     "cnn_and_transformer.py": "CNN and transformer block trained end to end",
+    "pinn_poisson.py": "PINN trained",
+    "taylor_ode.py": "Taylor-series integrator agrees with solve_ivp",
     "flop_counter.py": "flop counter: every count checked",
     "reaction_diffusion.py": "fitted reaction-diffusion parameters",
 }

@@ -46,6 +46,17 @@ def test_minimums_script_pins_every_requirement():
     assert PROJECT["requires-python"].replace(" ", "") == f">={py}"
 
 
+def test_minimums_script_pins_the_distributed_extra():
+    """Requirements with extras of their own (dask[array]) are pinned as written."""
+    out = subprocess.run([sys.executable, str(ROOT / ".ci" / "minimums.py"), "--extra",
+                          "distributed"], check=True, capture_output=True, text=True).stdout.split()
+    reqs = PROJECT["optional-dependencies"]["distributed"]
+    assert [pin.split("==")[0] for pin in out[-len(reqs):]] == \
+        [re.split(r"\s*>=", r)[0] for r in reqs]
+    for pin, req in zip(out[-len(reqs):], reqs):
+        assert req.replace(" ", "") == pin.replace("==", ">=")
+
+
 def test_the_running_versions_are_declared_ones():
     assert _version(np)[:2] >= _minimum("numpy")
     assert _version(scipy)[:2] >= _minimum("scipy")

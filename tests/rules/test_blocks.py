@@ -1,5 +1,5 @@
 """Each primitive's block in fxad/rules/ reads in one order (DESIGN.md §4, notes/02_rules.md):
-definition, impl, shape, JVP, transpose, batching, lowerings, simplification, one block per
+definition, impl, shape, JVP, transpose, batching, jet, lowerings, simplification, one block per
 primitive, with nothing in it that its rules do not use. Checked on the source, so a block
 registered out of order or spread over its file fails here."""
 import ast
@@ -8,14 +8,14 @@ from pathlib import Path
 import fxad
 
 RULES = Path(fxad.__file__).resolve().parent / "rules"
-ORDER = ["definition", "impl", "shape", "jvp", "transpose", "batching", "lowering",
+ORDER = ["definition", "impl", "shape", "jvp", "transpose", "batching", "jet", "lowering",
          "simplification"]
 # registration method or helper (first argument the primitive) -> its place in ORDER
 STAGE = {"def_impl": 1, "def_abstract_eval": 2, "elementwise_shape": 2,
          "def_jvp": 3, "defjvp": 3, "defjvp_with_output": 3, "defderiv": 3, "defjvp_zero": 3,
          "deflinear": 3, "defbilinear": 3, "derivable": 3, "def_transpose": 4,
-         "def_batch": 5, "defbatch_elementwise": 5, "defbatch_unary_axes": 5,
-         "def_lowering": 6, "def_inline": 6, "def_simplify": 7}
+         "def_batch": 5, "defbatch_elementwise": 5, "defbatch_unary_axes": 5, "def_jet": 6,
+         "def_lowering": 7, "def_inline": 7, "def_simplify": 8}
 
 
 def _stage(node, prim):

@@ -25,7 +25,12 @@ TESTS = Path(__file__).resolve().parent.parent
 COVERED_ELSEWHERE = {"stop_gradient": "test_piecewise.test_stop_gradient_is_zero_at_every_order",
                      "scatter_add": "transpose of getitem, in test_indexing",
                      # the linear half of custom_vjp_call's JVP: every custom_vjp row runs it
-                     "custom_lin": "tests/rules/control/test_custom.py (custom_vjp_call rows)"}
+                     "custom_lin": "tests/rules/control/test_custom.py (custom_vjp_call rows)",
+                     # collectives bind only inside a named axis: their own table there
+                     **{p: "tests/rules/collective/test_collectives.py" for p in (
+                         "psum", "pmax", "pmin", "all_gather", "psum_scatter", "all_to_all",
+                         "ppermute", "axis_index")},
+                     "spmd": "tests/api/test_spmd.py (pmap and shard_map against vmap)"}
 
 
 def _defines_table(path):
@@ -129,8 +134,8 @@ def test_every_lax_function_has_a_row():
     for n in dir(lax):
         f = getattr(lax, n)
         if n.startswith("_") or not callable(f) or not getattr(f, "__module__", "").startswith(
-                "fxad.rules"):
-            continue
+                "fxad.rules") or f.__module__.startswith("fxad.rules.collective"):
+            continue  # collectives bind inside a named axis only: tests/rules/collective/_cases
         aliases = [a for a, g in fnp_names.items()
                    if g is f or getattr(g, "__wrapped__", None) is f]  # (wrapped: lists)
         if f"lax.{n}(" in src or f"lax.{n}," in src or any(

@@ -6,6 +6,7 @@ transformation understands it by transforming that program:
              outputs and residuals, run now as a jit call) and a linear one (tangents)
   transpose  the backward pass of the (linear) body
   batching   the vmap of the body, staged once per batching pattern and run as a jit call
+  jet        a jit call of the body's jet (coefficients interleaved with the values)
   lowering   a call of the body's own compiled code (simplification inlines it first)
 
 `backend` ("numpy" or "numba", see fxad/jit.py) says how the impl compiles the body; the
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from ...core import Primitive, ShapedArray, get_aval
 from ...interpreters.batching import batch_jaxpr
+from ...interpreters.jet import deinterleave, interleave, jet_jaxpr, series_nonzero
 from ...interpreters.jvp import Zero
 from ...interpreters.partial_eval import linearize_jaxpr
 from ...interpreters.transpose import backward_pass, is_undefined
@@ -53,6 +55,15 @@ def _jit_batch(vals, dims, jaxpr, name, backend="numpy"):
     return jit_p.bind(*vals, jaxpr=batched, name=name, backend=backend), out_dims
 
 
+def _jit_jet(primals, series, jaxpr, name, backend="numpy"):
+    order = len(series[0])
+    nz = series_nonzero(series)
+    body, out_nz = jet_jaxpr(jaxpr, order, nz)
+    flat = jit_p.bind(*interleave(primals, series, nz, order), jaxpr=body, name=name + "_jet",
+                      backend=backend)
+    return deinterleave(flat, out_nz, order)
+
+
 def _jit_lowering(ctx, args, jaxpr, name, backend="numpy"):
     return f"{ctx.name(compiled_for(jaxpr), 'jit')}({', '.join(args)})"
 
@@ -65,5 +76,6 @@ jit_p.def_abstract_eval(lambda *avals, jaxpr, name, backend="numpy": [
 jit_p.def_jvp(_jit_jvp)
 jit_p.def_transpose(_jit_transpose)  # linear in what a linear program passes it
 jit_p.def_batch(_jit_batch)
+jit_p.def_jet(_jit_jet)
 jit_p.def_lowering(_jit_lowering)
 jit_p.def_inline(lambda params: params["jaxpr"])

@@ -6,6 +6,8 @@ operands by fxad.control_flow), all with the same input and output types.
              jit): JVP every branch, split each by partial evaluation into a known and a
              linear part with one shared residual signature, and emit two conds.
   transpose  a cond of the branches' backward passes (the index is known).
+  jet        concrete index: the jet of the branch taken; traced: a cond of the branches'
+             jets (Taylor coefficients follow the primal's branch).
   batching   unbatched index: a cond of batched branches; batched index: run every branch
              on the whole batch and `select` per example.
 """
@@ -15,6 +17,7 @@ import numpy as np
 
 from ...core import Primitive, ShapedArray, Tracer, get_aval
 from ..helpers import batched_at_0, bdim_to_front
+from ...interpreters.jet import deinterleave, interleave, jet_flat, jet_jaxpr, series_nonzero
 from ...interpreters.jvp import Zero, jvp_flat
 from ...interpreters.partial_eval import linearize_jaxpr
 from ...interpreters.transpose import backward_pass, is_undefined
@@ -133,6 +136,22 @@ cond_p.derivable = False  # its JVP differentiates the branch taken when the ind
 # in its operands, when its branches are (the linear half of a JVP)
 cond_p.def_transpose(_cond_transpose)
 cond_p.def_batch(_cond_batch)
+
+
+def _cond_jet(primals, series, branches):
+    index, *args = primals
+    order = len(series[0])
+    if not isinstance(index, Tracer):  # the branch is known now: its jet in place
+        return jet_flat(call(branches[int(index)]), list(args), series[1:], order,
+                        name="cond")
+    nz = series_nonzero(series[1:])
+    inst = [any(col) for col in zip(*[jet_jaxpr(b, order, nz)[1] for b in branches])]
+    jets = tuple(jet_jaxpr(b, order, nz, inst)[0] for b in branches)
+    flat = cond_p.bind(index, *interleave(args, series[1:], nz, order), branches=jets)
+    return deinterleave(flat, inst, order)
+
+
+cond_p.def_jet(_cond_jet)
 
 
 def _cond_numba(ctx, args, branches):

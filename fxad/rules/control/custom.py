@@ -26,9 +26,10 @@ import numpy as np
 from ...core import Primitive, ShapedArray, get_aval, rule_source
 from ...errors import ConcretizationError, OpaqueFunctionError, TracerArrayConversionError
 from ...interpreters.jvp import Zero, instantiate, jvp_flat
+from ...interpreters.named_axes import batching_axis, current_batch_axis
 from ...interpreters.transpose import backward_pass
 from ...ir.staging import stage
-from ..helpers import batched_at_0, moveaxis
+from ..helpers import batched_at_0 as _batched_at_0, moveaxis
 from .. import ops
 
 
@@ -53,6 +54,7 @@ def _custom_jvp_jvp(primals, tangents, fun, jvp, name):
 
 def _custom_jvp_batch(vals, dims, fun, jvp, name):
     n_p = len(vals)
+    batched_at_0 = _in_axis(current_batch_axis())
 
     def fun_b(*a):
         return batched_at_0(fun, a, dims)
@@ -94,8 +96,18 @@ def _custom_vjp_jvp(primals, tangents, fun, fwd, bwd, name):
     return outs, touts
 
 
+def _in_axis(name):
+    """batched_at_0 continuing the named axis being batched now, even when called later (a
+    backward pass runs after the vmap that batched the rule has returned)."""
+    def run(fun, args, dims):
+        with batching_axis(name):
+            return _batched_at_0(fun, args, dims)
+    return run
+
+
 def _custom_vjp_batch(vals, dims, fun, fwd, bwd, name):
     dims = tuple(dims)
+    batched_at_0 = _in_axis(current_batch_axis())
 
     def fun_b(*a):
         return batched_at_0(fun, a, dims)
@@ -193,7 +205,7 @@ def _custom_lin_transpose(cts, *args, fwd, bwd, n_p, n_res, nz, out_avals, name)
 
 
 def _custom_lin_batch(vals, dims, **params):
-    outs = batched_at_0(lambda *a: _custom_lin_impl(*a, **params), vals, dims)
+    outs = _batched_at_0(lambda *a: _custom_lin_impl(*a, **params), vals, dims)
     return outs, [0] * len(outs)
 
 

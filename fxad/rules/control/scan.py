@@ -11,6 +11,7 @@ scan(*consts, *init, *xs; jaxpr, n_consts, n_carry, length, reverse): the body m
   transpose  a scan in the other direction over the body's backward pass; cotangents of
              linear constants accumulate in the carry.
   batching   a scan of the vmapped body (carry batched, xs batched along axis 1).
+  jet        a scan of the body's jet (the carry carries its Taylor coefficients).
 
 Every scan is bound through `bind_scan`, which first moves loop-invariant work out of the
 body (fxad/rules/control/_scan_plan.py), so eager runs, every transformation's scans and jit
@@ -22,6 +23,7 @@ import numpy as np
 
 from ... import core
 from ...core import Primitive, ShapedArray, avals_key, get_aval
+from ...interpreters.jet import deinterleave, interleave, jet_jaxpr, series_nonzero
 from ...interpreters.jvp import Zero, jvp_jaxpr
 from ...interpreters.partial_eval import linearize_jaxpr
 from ...interpreters.transpose import UndefinedPrimal, aval_of, backward_pass, is_undefined
@@ -130,6 +132,25 @@ def _scan_jvp(primals, tangents, jaxpr, n_consts, n_carry, length, reverse):
     return outs, t_carry + t_ys
 
 
+def _scan_jet(primals, series, jaxpr, n_consts, n_carry, length, reverse):
+    """A scan of the body's jet: the carry carries its Taylor coefficients."""
+    order = len(series[0])
+    nz_c, nz_carry, nz_x = _split(series_nonzero(series), n_consts, n_carry)
+    n_y = len(jaxpr.out_avals) - n_carry
+    while True:  # a carry has coefficients if the body can give it some: fixpoint
+        body, out_nz = jet_jaxpr(jaxpr, order, nz_c + nz_carry + nz_x, nz_carry + [False] * n_y)
+        new = [a or b for a, b in zip(nz_carry, out_nz[:n_carry])]
+        if new == nz_carry:
+            break
+        nz_carry = new
+    consts, init, xs = _split(primals, n_consts, n_carry)
+    s_c, s_init, s_x = _split(series, n_consts, n_carry)
+    flat = bind_scan(interleave(consts, s_c, nz_c, order),
+                     interleave(init, s_init, nz_carry, order),
+                     interleave(xs, s_x, nz_x, order), body, length, reverse)
+    return deinterleave(flat, out_nz, order)
+
+
 def _scan_transpose(cts, *args, jaxpr, n_consts, n_carry, length, reverse):
     consts, init, xs = _split(args, n_consts, n_carry)
     # The carry of a linear scan is all tangent. One given as a value is a materialized zero
@@ -199,6 +220,7 @@ def _scan_batch(vals, dims, jaxpr, n_consts, n_carry, length, reverse):
 scan_p.def_jvp(_scan_jvp)
 scan_p.def_transpose(_scan_transpose)  # linear in its tangent operands, when its body is
 scan_p.def_batch(_scan_batch)
+scan_p.def_jet(_scan_jet)
 def _scan_numba(ctx, args, jaxpr, n_consts, n_carry, length, reverse):
     """The loop in compiled code (jit's numba backend), the body inline and fused; None (the
     scan runs on NumPy) if some equation of the body does not compile."""

@@ -7,6 +7,7 @@ while_loop(*cond_consts, *body_consts, *init; cond_jaxpr, body_jaxpr, n_cc, n_bc
              mode works (JAX refuses this). Otherwise (under jit) forward mode works and
              reverse mode raises an error that suggests fori_loop or scan.
   batching   a batched predicate keeps finished examples fixed with `select`.
+  jet        a while loop of the body's jet; the predicate reads the primal carry.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import numpy as np
 from ...core import Primitive, ShapedArray, Tracer, get_aval
 from ...errors import FxadTypeError
 from ...interpreters.batching import BatchTracer
+from ...interpreters.jet import deinterleave, interleave, jet_jaxpr, series_nonzero
 from ...interpreters.jvp import JVPTracer, Zero, jvp_jaxpr
 from ...interpreters.tape import TapeTracer
 from ...ir.codegen import compiled_for
@@ -153,6 +155,38 @@ while_p.def_jvp(_while_jvp)
 while_p.derivable = False  # its JVP needs the concrete trip count (eager grad: staged path)
 while_p.def_transpose(_while_transpose, linear=False)  # an error naming the fix
 while_p.def_batch(_while_batch)
+
+
+def _while_jet(primals, series, cond_jaxpr, body_jaxpr, n_cc, n_bc):
+    """A while loop of the body's jet; the predicate sees the primal carry only."""
+    order = len(series[0])
+    _, nz_b, nz_carry = _split(series_nonzero(series), n_cc, n_bc)
+    while True:  # fixpoint of the carry's pattern, as for scan
+        body, out_nz = jet_jaxpr(body_jaxpr, order, nz_b + nz_carry, nz_carry)
+        new = [a or b for a, b in zip(nz_carry, out_nz)]
+        if new == nz_carry:
+            break
+        nz_carry = new
+    key = ("jet cond", order, tuple(nz_carry))
+    cond = cond_jaxpr.cache.get(key)
+    if cond is None:
+        def f(*a):
+            carry = deinterleave(a[n_cc:], nz_carry, order)[0]
+            return eval_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, *a[:n_cc], *carry)
+        carry_avals = []  # each carry's aval, then its coefficients
+        for a, nz in zip(cond_jaxpr.in_avals[n_cc:], nz_carry):
+            carry_avals += [a] * (1 + order * nz)
+        cond = cond_jaxpr.cache[key] = stage(f, cond_jaxpr.in_avals[:n_cc] + carry_avals,
+                                             name="while jet cond")
+    cc, bc, carry = _split(primals, n_cc, n_bc)
+    _, s_bc, s_carry = _split(series, n_cc, n_bc)
+    bcs = interleave(bc, s_bc, nz_b, order)
+    flat = while_p.bind(*cc, *bcs, *interleave(carry, s_carry, nz_carry, order),
+                        cond_jaxpr=cond, body_jaxpr=body, n_cc=n_cc, n_bc=len(bcs))
+    return deinterleave(flat, nz_carry, order)
+
+
+while_p.def_jet(_while_jet)
 
 
 def _while_numba(ctx, args, cond_jaxpr, body_jaxpr, n_cc, n_bc):

@@ -15,6 +15,7 @@ from ...errors import FxadTypeError
 from ...interpreters.jvp import Zero
 from ...interpreters.transpose import add_any_p as transpose_add_any_p, is_undefined
 from ...ir.numba_backend.lowering import fusible, ufunc_rule
+from .. import taylor
 from ..helpers import (batch_size, broadcast_batched, ct_for, defbatch_elementwise, defbilinear,
                        defjvp, defjvp_with_output, deflinear, dtype_of,
                        elementwise, fit, forward_if_same_type, forward_unit, unbroadcast)
@@ -65,6 +66,7 @@ def neg(x):
 add_p = elementwise("add", arithmetic(np.add, "add"))
 defjvp(add_p, lambda t, x, y: t, lambda t, x, y: t)
 add_p.def_transpose(lambda ct, x, y: [ct_for(x, ct), ct_for(y, ct)])
+add_p.def_jet(taylor.additive_jet(add_p))
 add_p.def_lowering(infix("+"), inplace=np.add)
 add_p.def_lowering(ufunc_rule(np.add), backend="numba")
 add_p.def_simplify("forward", forward_unit(0, commutes=True))
@@ -105,6 +107,7 @@ def _add_any_batch(vals, dims):
     n = batch_size(vals, dims)
     return add_any(*[broadcast_batched(v, d, n) for v, d in zip(vals, dims)]), 0
 add_any_p.def_batch(_add_any_batch)
+add_any_p.def_jet(taylor.additive_jet(add_any_p))
 add_any_p.def_lowering(infix("+"), inplace=np.add)
 add_any_p.def_lowering(ufunc_rule(np.add), backend="numba")
 def add_any(x, y): return add_any_p.bind(x, y)
@@ -114,6 +117,7 @@ sub_p = elementwise("sub", arithmetic(np.subtract, "sub"))
 defjvp(sub_p, lambda t, x, y: t, lambda t, x, y: neg(t))
 sub_p.def_transpose(lambda ct, x, y: [ct_for(x, ct),
                                       unbroadcast(neg(ct), y.aval) if is_undefined(y) else None])
+sub_p.def_jet(taylor.additive_jet(sub_p, negate_second=True))
 sub_p.def_lowering(infix("-"), inplace=np.subtract)
 sub_p.def_lowering(ufunc_rule(np.subtract), backend="numba")
 sub_p.def_simplify("forward", forward_unit(0, commutes=False))
@@ -166,6 +170,7 @@ def _div_transpose(ct, x, y):
         raise FxadTypeError("cannot transpose 'div' in its denominator: x / y is not linear in y")
     return [unbroadcast(div(ct, y), x.aval), None]
 div_p.def_transpose(_div_transpose)
+div_p.def_jet(taylor.div_jet)
 div_p.def_lowering(infix("/"), inplace=np.true_divide)
 div_p.def_lowering(ufunc_rule(np.true_divide), backend="numba")
 div_p.def_simplify("forward", forward_unit(1, commutes=False))
@@ -191,6 +196,7 @@ def _is_complex_dtype(dt): return np.issubdtype(dt, np.complexfloating)
 convert_element_type_p.def_transpose(lambda ct, x, new_dtype: [convert_element_type(
     real(ct) if not _is_complex_dtype(x.aval.dtype) else ct, x.aval.dtype)])
 defbatch_elementwise(convert_element_type_p)
+convert_element_type_p.def_jet(taylor.linear_jet(convert_element_type_p))
 convert_element_type_p.def_lowering(fusible(lambda fz, args, new_dtype: fz.cast(args[0],
                                                                                 new_dtype)),
                                     backend="numba")
@@ -237,6 +243,7 @@ select_p.def_transpose(lambda ct, pred, a, b: [
     None,
     unbroadcast(select(pred, ct, 0.0), a.aval) if is_undefined(a) else None,
     unbroadcast(select(pred, 0.0, ct), b.aval) if is_undefined(b) else None])
+select_p.def_jet(taylor.linear_jet(select_p, linear_args=(1, 2)))  # the primal's choice
 def _select_lowering(ctx, args):
     """np.where itself unless the mask is large enough for the branch-free form to pay."""
     pred = ctx.in_avals[0]

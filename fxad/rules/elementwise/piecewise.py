@@ -69,8 +69,9 @@ def floor_divide(x, y):
 rem_p = elementwise("rem", np.remainder)  # NumPy's x % y (sign of y)
 defjvp(rem_p, lambda t, x, y: t, lambda t, x, y: mul(t, neg(floor_divide(x, y))))  # d/dx = 1
 def rem(x, y):
-    """x - y * floor(x / y): the remainder with the sign of y, as NumPy's `remainder` (JAX's
-    `lax.rem` takes the sign of x: that is `fmod` here), elementwise, with NumPy broadcasting;
+    """x - y * floor(x / y): the remainder with the sign of y, as NumPy's `remainder` (the
+    primitive behind `fxad.numpy.remainder`; `fxad.lax.rem` is JAX's, the sign of x: `fmod`),
+    elementwise, with NumPy broadcasting;
     differentiable to any order in forward and reverse mode in x and y (piecewise)."""
     return rem_p.bind(x, y)
 
@@ -123,9 +124,9 @@ defjvp_zero(round_p)
 round_p.def_lowering(fusible(lambda fz, args, decimals: None if decimals else (  # NumPy: rint
     fz.ufunc(np.rint, args[0]) if args[0].dtype.kind == "f" else args[0])), backend="numba")
 def round(x, decimals=0):
-    """x rounded to `decimals` decimal places, ties to even as NumPy's `round` (JAX's `lax.round`
-    rounds ties away from zero by default), elementwise, with NumPy broadcasting; its
-    derivative is 0 almost everywhere."""
+    """x rounded to `decimals` decimal places, ties to even as NumPy's `round` (the primitive
+    behind `fxad.numpy.round`; `fxad.lax.round` is JAX's, ties away from zero by default),
+    elementwise, with NumPy broadcasting; its derivative is 0 almost everywhere."""
     return round_p.bind(x, decimals=int(decimals))
 
 

@@ -10,8 +10,9 @@ import numpy as np
 import scipy.special
 
 from ...ir.numba_backend.lowering import fusible
-from .. import ops
+from .. import ops, taylor
 from ..helpers import (defderiv, defjvp, defjvp_with_output, elementwise)
+from ..taylor import unary
 from .arithmetic import _is_complex, add, div, mul, neg, select, sub
 from .piecewise import eq, logical_and
 
@@ -29,6 +30,7 @@ def _integer_pow_impl(x, y):
 integer_pow_p = elementwise("integer_pow", _integer_pow_impl)
 defderiv(integer_pow_p, lambda x, y: (
     1.0 if y == 1 else 0.0 if y == 0 else mul(y, x if y == 2 else integer_pow(x, y - 1))))
+integer_pow_p.def_jet(unary(taylor.integer_pow_series))
 integer_pow_p.def_lowering(lambda ctx, args, y: f"_np.square({args[0]})" if y == 2 else None)
 def _integer_pow_numba(fz, args, y):  # as the impl: ints to negative powers in float64
     (x,) = args
@@ -67,6 +69,7 @@ def pow(x, y):
 
 exp_p = elementwise("exp", np.exp)
 defderiv(exp_p, lambda ans, x: ans, with_output=True)
+exp_p.def_jet(unary(taylor.exp_series))
 def exp(x):
     """e ** x, elementwise, with NumPy broadcasting; differentiable to any order in forward and
     reverse mode."""
@@ -75,6 +78,7 @@ def exp(x):
 
 log_p = elementwise("log", np.log)
 defjvp(log_p, lambda t, x: div(t, x))
+log_p.def_jet(unary(taylor.log_series))
 def log(x):
     """The natural logarithm, elementwise, with NumPy broadcasting; differentiable to any order in
     forward and reverse mode."""
@@ -83,6 +87,7 @@ def log(x):
 
 log1p_p = elementwise("log1p", np.log1p)
 defjvp(log1p_p, lambda t, x: div(t, add(x, 1.0)))
+log1p_p.def_jet(unary(taylor.log1p_series))
 def log1p(x):
     """log(1 + x), accurate for small x, elementwise, with NumPy broadcasting; differentiable to
     any order in forward and reverse mode."""
@@ -91,6 +96,7 @@ def log1p(x):
 
 expm1_p = elementwise("expm1", np.expm1)
 defderiv(expm1_p, lambda ans, x: add(ans, 1.0), with_output=True)
+expm1_p.def_jet(unary(taylor.expm1_series))
 def expm1(x):
     """e ** x - 1, accurate for small x, elementwise, with NumPy broadcasting; differentiable to
     any order in forward and reverse mode."""
@@ -99,6 +105,7 @@ def expm1(x):
 
 sqrt_p = elementwise("sqrt", np.sqrt)
 defjvp_with_output(sqrt_p, lambda t, ans, x: div(t, mul(2.0, ans)))
+sqrt_p.def_jet(unary(taylor.sqrt_jet_series))
 def sqrt(x):
     """The square root, elementwise, with NumPy broadcasting; differentiable to any order in
     forward and reverse mode."""
@@ -107,6 +114,7 @@ def sqrt(x):
 
 cbrt_p = elementwise("cbrt", np.cbrt)  # real cube root (negative for negative x)
 defjvp_with_output(cbrt_p, lambda t, ans, x: div(t, mul(mul(ans, ans), 3.0)))
+cbrt_p.def_jet(unary(taylor.cbrt_series))
 def cbrt(x):
     """The real cube root (negative for negative x), elementwise, with NumPy broadcasting;
     differentiable to any order in forward and reverse mode (infinite derivative at 0)."""
@@ -115,6 +123,7 @@ def cbrt(x):
 
 rsqrt_p = elementwise("rsqrt", lambda x: 1.0 / np.sqrt(x))
 defderiv(rsqrt_p, lambda ans, x: mul(-0.5, div(ans, x)), with_output=True)
+rsqrt_p.def_jet(unary(taylor.rsqrt_series))
 rsqrt_p.def_lowering(fusible(lambda fz, args: fz.ufunc(np.true_divide, 1.0,
                                                       fz.ufunc(np.sqrt, args[0]))), backend="numba")
 def rsqrt(x):
@@ -125,6 +134,7 @@ def rsqrt(x):
 
 logistic_p = elementwise("logistic", scipy.special.expit)
 defderiv(logistic_p, lambda ans, x: mul(ans, sub(1.0, ans)), with_output=True)
+logistic_p.def_jet(unary(taylor.logistic_series))
 def logistic(x):
     """The logistic sigmoid 1 / (1 + e ** -x) (`fxad.nn.sigmoid`), elementwise, with NumPy
     broadcasting; differentiable to any order in forward and reverse mode, finite everywhere."""
@@ -135,6 +145,7 @@ def logistic(x):
 
 sin_p = elementwise("sin", np.sin)
 defderiv(sin_p, lambda x: cos(x))
+sin_p.def_jet(unary(taylor.sin_series))
 def sin(x):
     """The sine, elementwise, with NumPy broadcasting; differentiable to any order in forward and
     reverse mode."""
@@ -143,6 +154,7 @@ def sin(x):
 
 cos_p = elementwise("cos", np.cos)
 defderiv(cos_p, lambda x: neg(sin(x)))
+cos_p.def_jet(unary(taylor.cos_series))
 def cos(x):
     """The cosine, elementwise, with NumPy broadcasting; differentiable to any order in forward
     and reverse mode."""
@@ -151,6 +163,7 @@ def cos(x):
 
 tan_p = elementwise("tan", np.tan)
 defderiv(tan_p, lambda ans, x: add(1.0, mul(ans, ans)), with_output=True)
+tan_p.def_jet(unary(taylor.tan_series))
 def tan(x):
     """The tangent, elementwise, with NumPy broadcasting; differentiable to any order in forward
     and reverse mode."""
@@ -207,6 +220,7 @@ def arctan2(y, x):
 
 tanh_p = elementwise("tanh", np.tanh)
 defderiv(tanh_p, lambda ans, x: sub(1.0, mul(ans, ans)), with_output=True)
+tanh_p.def_jet(unary(taylor.tanh_series))
 def tanh(x):
     """The hyperbolic tangent, elementwise, with NumPy broadcasting; differentiable to any order
     in forward and reverse mode."""
@@ -215,6 +229,7 @@ def tanh(x):
 
 sinh_p = elementwise("sinh", np.sinh)
 defderiv(sinh_p, lambda x: cosh(x))
+sinh_p.def_jet(unary(taylor.sinh_series))
 def sinh(x):
     """The hyperbolic sine, elementwise, with NumPy broadcasting; differentiable to any order in
     forward and reverse mode."""
@@ -223,6 +238,7 @@ def sinh(x):
 
 cosh_p = elementwise("cosh", np.cosh)
 defderiv(cosh_p, lambda x: sinh(x))
+cosh_p.def_jet(unary(taylor.cosh_series))
 def cosh(x):
     """The hyperbolic cosine, elementwise, with NumPy broadcasting; differentiable to any order in
     forward and reverse mode."""

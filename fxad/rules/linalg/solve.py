@@ -343,6 +343,20 @@ def _lu_solve_transpose(ct, a, lu, piv, b, trans, lu_t):
 lu_solve_p.def_transpose(_lu_solve_transpose)
 lu_solve_p.def_batch(lambda vals, dims, trans, lu_t: batch_solve(
     lambda *v: lu_solve(*v, trans=trans, lu_t=lu_t), vals, dims))
+def _lu_solve_jet(primals, series, trans, lu_t):
+    """op(A(t)) x(t) = b(t): x_k = op(A_0)⁻¹ (b_k - sum_{i=1..k} op(A_i) x_(k-i)), every
+    coefficient solved with the one factorization of A_0."""
+    a, lu, piv, b = primals
+    sa, sb = series[0], series[3]
+    x = [lu_solve(a, lu, piv, b, trans, lu_t)]
+    for k in range(1, len(sb) + 1):
+        rhs = nonzero(sb[k - 1])
+        for i in range(1, k + 1):
+            if type(sa[i - 1]) is not Zero and type(x[k - i]) is not Zero:
+                rhs = minus_dA_x(rhs, op(sa[i - 1], trans), x[k - i])
+        x.append(Zero.like(x[0]) if rhs is None else lu_solve(a, lu, piv, rhs, trans, lu_t))
+    return x[0], x[1:]
+lu_solve_p.def_jet(_lu_solve_jet)
 def lu_solve(a, lu, piv, b, trans=0, lu_t=False):
     assert trans in (0, 1) or (trans == 2 and not lu_t), "trans 2 needs a's own factors"
     return lu_solve_p.bind(a, lu, piv, b, trans=int(trans), lu_t=bool(lu_t))
@@ -426,6 +440,18 @@ def _cho_solve_transpose(ct, a, l, b, lower):
 cho_solve_p.def_transpose(_cho_solve_transpose)
 cho_solve_p.def_batch(lambda vals, dims, lower: batch_solve(
     lambda *v: cho_solve(*v, lower=lower), vals, dims))
+def _cho_solve_jet(primals, series, lower):
+    """A(t) x(t) = b(t), every coefficient solved with the Cholesky factor of A_0."""
+    (a, l, b), (sa, _, sb) = primals, series
+    x = [cho_solve(a, l, b, lower)]
+    for k in range(1, len(sb) + 1):
+        rhs = nonzero(sb[k - 1])
+        for i in range(1, k + 1):
+            if type(sa[i - 1]) is not Zero and type(x[k - i]) is not Zero:
+                rhs = minus_dA_x(rhs, one_triangle_herm(sa[i - 1], lower), x[k - i])
+        x.append(Zero.like(x[0]) if rhs is None else cho_solve(a, l, rhs, lower))
+    return x[0], x[1:]
+cho_solve_p.def_jet(_cho_solve_jet)
 def cho_solve(a, l, b, lower=True): return cho_solve_p.bind(a, l, b, lower=bool(lower))
 
 

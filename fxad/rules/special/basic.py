@@ -10,6 +10,7 @@ from ..elementwise.transcendental import cos, exp, log, log1p, logistic, sin
 from ..helpers import elementwise
 from ...ir.numba_backend.lowering import fusible
 from ..helpers import defderiv, defjvp
+from .. import taylor
 
 _TWO_OVER_SQRT_PI = float(2 / np.sqrt(np.pi))
 _LN2 = float(np.log(2.0))
@@ -17,6 +18,7 @@ _LN2 = float(np.log(2.0))
 
 erf_p = elementwise("erf", sc.erf)
 defderiv(erf_p, lambda x: mul(_TWO_OVER_SQRT_PI, exp(neg(mul(x, x)))))
+erf_p.def_jet(taylor.erf_jet(erf_p))
 def erf(x):
     """The error function, as `scipy.special.erf`, elementwise with broadcasting; differentiable
     to any order in forward and reverse mode."""

@@ -17,6 +17,7 @@ from ...interpreters.jvp import Zero
 from ...interpreters.transpose import is_undefined
 from ..helpers import dtype_of, shape_of, unbroadcast
 from .. import ops
+from ..taylor import linear_jet
 
 
 def _static_int(b):
@@ -152,6 +153,7 @@ def _getitem_batch(vals, dims, spec):
     new_spec, new_arrays, perm = _batch_with_iota(x, arrays, adims, spec, n)
     return ops.transpose(getitem_p.bind(x, *new_arrays, spec=new_spec), perm), 0
 getitem_p.def_batch(_getitem_batch)
+getitem_p.def_jet(linear_jet(getitem_p, linear_args=(0,)))  # each coefficient indexed
 def _getitem_numba(ctx, args, spec):
     """Basic indexing (slices, integers, None, ...) as Numba views; index arrays fall back.
     Shapes are static, so an out-of-range integer was already refused when staging."""
@@ -282,6 +284,8 @@ def _scatter_add_batch(vals, dims, spec):
     upd = ops.transpose(upd, tuple(np.argsort(perm)))
     return scatter_add_p.bind(x, *new_arrays, upd, spec=new_spec), 0
 scatter_add_p.def_batch(_scatter_add_batch)
+scatter_add_p.def_jet(lambda primals, series, spec: linear_jet(  # in x and updates
+    scatter_add_p, linear_args=(0, len(primals) - 1))(primals, series, spec=spec))
 def scatter_add(x, arrays, updates, spec):
     """x with updates added at the positions the index expression selects (`spec` its static part,
     `arrays` its integer arrays; duplicate positions accumulate): what `x.at[idx].add(updates)`

@@ -53,6 +53,7 @@ the outputs, for the scalar ones):
   hessians    jacfwd(jacrev(g)) == jacrev(jacrev(g)) == jacfwd(jacfwd(g)) == jacrev(jacfwd(g))
               == jit(hessian(g))
   dtypes      on float32 inputs, jit / jvp / vmap give eager's dtypes and grad gives float32
+  jet         jet(f) along a random line, 3 terms == 3 nested jvps (Taylor mode)
 
 "Agree" is up to rounding: max error <= 1e-9 * max(1, max |expected|).
 

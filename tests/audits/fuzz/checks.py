@@ -6,7 +6,7 @@ import numpy as np
 
 import fxad
 import fxad.numpy as fnp
-from fxad.test_util import check_grads
+from fxad.test_util import check_grads, check_jet
 from fxad.tree_util import tree_flatten
 
 from .program import B, EXACT_RTOL
@@ -204,7 +204,12 @@ def prop_sparsity(p, f):
                              f"{np.argwhere((H != 0) & ~PH)[:5].tolist()}")
 
 
-PROPERTIES = {"grads": prop_grads, "tape": prop_tape, "linearize": prop_linearize,
-              "jacobians": prop_jacobians, "jit": prop_jit,
+def prop_jet(p, f):
+    """Taylor mode: jet(f) along a random line == 3 nested jvps (exact derivatives both)."""
+    check_jet(f, p.x0(), order=3, rtol=1e-9, atol=1e-9)
+
+
+PROPERTIES = {"grads": prop_grads, "jet": prop_jet, "tape": prop_tape,
+              "linearize": prop_linearize, "jacobians": prop_jacobians, "jit": prop_jit,
               "jit_grad": prop_jit_grad, "vmap": prop_vmap, "vmap_grad": prop_vmap_grad,
               "hessians": prop_hessians, "dtypes": prop_dtypes, "sparsity": prop_sparsity}

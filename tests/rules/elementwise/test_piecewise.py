@@ -53,7 +53,9 @@ TABLE = unary_rows(UNARY) + binary_rows(BINARY, assume=no_ties) + [
     Row("signbit", fnp.signbit, [M], grad=False),
     Row("floor_values", fnp.floor, [M], floats(-2, 2), grad=False),
     Row("round_decimals", lambda x: fnp.round(x, 1), [M], floats(-2, 2), grad=False),
-    Row("lax_round", lambda x: lax.round(x, 2), [M], floats(-2, 2), grad=False),
+    Row("lax_round", lax.round, [M], floats(-2, 2), grad=False),  # JAX's: ties away from zero
+    Row("lax_round_even", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN), [M],
+        floats(-2, 2), grad=False),
     Row("stop_gradient", lax.stop_gradient, [M], grad=False),
 ]
 test_row = row_tests(TABLE)

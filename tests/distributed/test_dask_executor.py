@@ -1,0 +1,164 @@
+"""DaskExecutor on a LocalCluster of 2 worker processes: pmap/shard_map equal to the
+in-process executor (the collectives' table, the fuzzer's programs wrapped in a map with
+collectives), grad through them, dask.array inputs used chunk-wise, outputs kept on the
+cluster, a failing task and a killed worker. Skipped only when the `distributed` extra is not
+installed (CI installs it)."""
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+pytest.importorskip("dask.array")
+
+import dask.array as da  # noqa: E402
+
+import fxad  # noqa: E402
+from fxad import grad, jit, lax, pmap, shard_map, vmap  # noqa: E402
+from fxad.distributed import DaskExecutor, DistributedError  # noqa: E402
+from fxad.sharding import P, make_mesh  # noqa: E402
+from tests.rules.collective._cases import CASES, IDS, _inputs  # noqa: E402
+
+_TOL = dict(rtol=1e-12, atol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def ex(client):
+    return DaskExecutor(client)
+
+
+@pytest.mark.parametrize("name,f,ref,shape,n", CASES, ids=IDS)
+def test_collectives_equal_in_process(ex, name, f, ref, shape, n):
+    X = _inputs(shape, n)
+    np.testing.assert_allclose(pmap(f, "i", executor=ex)(X), ref(X), **_TOL)
+
+
+def _model(w, x):
+    return np.tanh(x @ w).sum() * lax.pmean(np.cos(x).sum(), "b")
+
+
+def test_grad_through_and_inside(ex):
+    r = np.random.default_rng(0)
+    W, X = r.normal(size=3), r.normal(size=(4, 5, 3))
+    ref = pmap(grad(_model), "b", in_axes=(None, 0))(W, X)
+    np.testing.assert_allclose(pmap(grad(_model), "b", in_axes=(None, 0), executor=ex)(W, X),
+                               ref, **_TOL)
+    total = lambda m: lambda w: m(w, X).sum()  # noqa: E731
+    want = grad(total(pmap(_model, "b", in_axes=(None, 0))))(W)
+    got = grad(total(pmap(_model, "b", in_axes=(None, 0), executor=ex)))(W)
+    np.testing.assert_allclose(got, want, **_TOL)
+    got = jit(grad(total(pmap(_model, "b", in_axes=(None, 0), executor=ex))))(W)
+    np.testing.assert_allclose(got, want, **_TOL)
+    # jit inside the body (inlined into the stages)
+    got = pmap(jit(grad(_model)), "b", in_axes=(None, 0), executor=ex)(W, X)
+    np.testing.assert_allclose(got, ref, **_TOL)
+
+
+def _fuzz_programs(n):
+    from tests.audits.test_fuzz import _generated
+    return _generated(n)
+
+
+def test_fuzzer_programs_in_a_map(ex):
+    """The fuzzer's programs, each output plus its pmean and an all_gather, mapped over the
+    fuzzer's batch: Dask equals in process (vmap), values and gradients."""
+    checked = 0
+    for p in _fuzz_programs(3):
+        f = p.build()
+
+        def g(*a):
+            out = f(*a)
+            leaves = out if isinstance(out, tuple) else (out,)
+            return tuple(o + lax.pmean(o, "i") + lax.all_gather(o, "i").sum(0)
+                         for o in leaves)
+        args = p.batched()
+        want = vmap(g, in_axes=p.in_axes, axis_name="i")(*args)
+        got = pmap(g, "i", in_axes=p.in_axes, executor=ex)(*args)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+        floats = [i for i, x in enumerate(args) if np.asarray(x).dtype.kind == "f"]
+        if floats:
+            k = floats[0]
+
+            def loss(m):
+                def h(x):
+                    a = list(args)
+                    a[k] = x
+                    return sum(np.sum(np.sin(o)) for o in m(*a))
+                return h
+            gw = grad(loss(vmap(g, in_axes=p.in_axes, axis_name="i")))(args[k])
+            gg = grad(loss(pmap(g, "i", in_axes=p.in_axes, executor=ex)))(args[k])
+            np.testing.assert_allclose(gg, gw, rtol=1e-9, atol=1e-9)
+        checked += 1
+    assert checked == 3
+
+
+def test_shard_map_on_dask(ex):
+    mesh = make_mesh((4,), ("d",))
+    W, X = np.random.default_rng(4).normal(size=3), np.random.default_rng(5).normal(size=(8, 3))
+
+    def step(w, x):
+        return lax.pmean(grad(lambda w: ((x @ w) ** 2).mean())(w), "d")
+    sm = shard_map(step, mesh=mesh, in_specs=(P(), P("d")), out_specs=P(), executor=ex)
+    np.testing.assert_allclose(sm(W, X), grad(lambda w: ((X @ w) ** 2).mean())(W), **_TOL)
+
+
+def test_dask_array_input_used_chunk_wise(ex, client):
+    r = np.random.default_rng(6)
+    data = r.normal(size=(4, 50, 3))
+    D = client.persist(da.from_array(data, chunks=(1, 50, 3)))
+    w = r.normal(size=3)
+    local = grad(lambda w, x: ((x @ w) ** 2).mean())
+    got = pmap(local, "b", in_axes=(None, 0), executor=ex)(w, D)
+    want = vmap(local, in_axes=(None, 0))(w, data)
+    np.testing.assert_allclose(got, want, **_TOL)
+    # chunks laid out otherwise are regrouped on the cluster, one shard per chunk
+    D2 = da.from_array(data, chunks=(2, 25, 3))
+    np.testing.assert_allclose(pmap(local, "b", in_axes=(None, 0), executor=ex)(w, D2), want,
+                               **_TOL)
+    with pytest.raises(fxad.errors.FxadValueError, match="distributed executor"):
+        pmap(local, "b", in_axes=(None, 0))(w, D)
+
+
+def test_outputs_kept_on_the_cluster(client):
+    X = _inputs((3,), 4)
+    out = pmap(lambda x: lax.psum(x, "i") * x, "i",
+               executor=DaskExecutor(client, outputs="dask"))(X)
+    assert isinstance(out, da.Array)
+    np.testing.assert_allclose(out.compute(), X.sum(0) * X, **_TOL)
+
+
+def test_a_failing_task_names_the_step(client):
+    def boom(x):
+        raise ValueError("bad shard")
+    f = lambda x: lax.psum(fxad.pure_callback(boom, x, x), "i")  # noqa: E731
+    with pytest.raises(DistributedError, match="stage 0.*ValueError.*bad shard"):
+        pmap(f, "i", executor=DaskExecutor(client, retries=0))(np.ones((2, 3)))
+
+
+def test_a_killed_worker_is_retried(ex, tmp_path):
+    """The first worker to run a shard's stage dies (its process exits); Dask reruns the
+    (pure) task on a live worker and the step completes with the right values."""
+    marker = str(tmp_path / "died")
+
+    def die_once(x):
+        if not os.path.exists(marker):
+            with open(marker, "w") as fh:
+                fh.write(str(os.getpid()))
+            os._exit(1)
+        return x
+    f = lambda x: lax.psum(fxad.pure_callback(die_once, x, x) * 2, "i")  # noqa: E731
+    X = _inputs((3,), 2)
+    np.testing.assert_allclose(pmap(f, "i", executor=ex)(X), 2 * np.broadcast_to(X.sum(0),
+                                                                                 X.shape))
+    with open(marker) as fh:  # a worker process died, not this one
+        assert int(fh.read()) != os.getpid()
+
+
+def test_executor_and_transformations_pickle():
+    import pickle
+
+    import cloudpickle
+    X = _inputs((3,), 2)
+    p = pmap(lambda x: lax.psum(x, "i"), "i")
+    np.testing.assert_allclose(pickle.loads(cloudpickle.dumps(p))(X), p(X))
