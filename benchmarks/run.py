@@ -16,6 +16,8 @@ tiny size and checks only the results). The workloads:
   rnn_grad           Elman RNN (hidden 64, input 32, 200 steps) through fxad.lax.scan, and the
                      same loop written in Python; grads wrt W, U, b
   jacobian           tanh(A @ x) * x, R^200 -> R^200, jacfwd and jacrev
+  laplacian          jit(vmap(lambda x: trace(hessian(u)(x)))), u an MLP 64-256-256-1 tanh,
+                     batch 256, float64 (the nested Laplacian)
   memory             tracemalloc peak of grad of a 50-layer tanh MLP (width 256, batch 64), with
                      and without fxad.checkpoint (bytes, not time)
 
@@ -847,6 +849,71 @@ def peak_memory(fn):
         tracemalloc.stop()
     return out, peak
 
+# --- laplacian (nested: trace of the Hessian, per example) ----------------------------------------
+
+def build_laplacian(cfg: Config) -> Workload:
+    """The Laplacian of a scalar MLP at a batch of points, written the nested way:
+    vmap(lambda x: trace(hessian(u)(x))) -- the core of physics-informed training."""
+    sizes, batch = ((6, 8, 8, 1), 5) if cfg.quick else ((64, 256, 256, 1), 256)
+    rng = np.random.default_rng(3)
+    params = [(rng.standard_normal((a, b)) / np.sqrt(a), 0.1 * rng.standard_normal(b))
+              for a, b in zip(sizes[:-1], sizes[1:])]
+    X = rng.standard_normal((batch, sizes[0]))
+    (W1, b1), (W2, b2), (w3, _) = params
+    w3 = w3[:, 0]
+
+    def u_in(ns):
+        def u(x):
+            h = x
+            for W, b in params[:-1]:
+                h = ns.tanh(h @ W + b)
+            W, b = params[-1]
+            return (h @ W + b)[0]
+        return u
+
+    def floor():  # forward over reverse by hand, one tangent per input coordinate
+        h1 = np.tanh(X @ W1 + b1)
+        h2 = np.tanh(h1 @ W2 + b2)
+        s1, s2 = 1.0 - h1 * h1, 1.0 - h2 * h2
+        d2 = w3 * s2                              # d u / d a2
+        g1 = (d2 @ W2.T)                          # d u / d h1
+        dh1 = s1[:, None, :] * W1                 # tangents of h1: (batch, n_in, width)
+        da2 = (dh1.reshape(-1, W1.shape[1]) @ W2).reshape(dh1.shape)
+        dd2 = (-2.0 * w3) * (h2 * s2)[:, None, :] * da2
+        dg1 = (dd2.reshape(-1, W2.shape[1]) @ W2.T).reshape(dh1.shape)
+        dd1 = dg1 * s1[:, None, :] - 2.0 * (g1 * h1)[:, None, :] * dh1
+        return np.einsum("nij,ij->n", dd1, W1)
+
+    u = u_in(fnp)
+    lap = lambda x: fnp.trace(fxad.hessian(u)(x))
+    f, fj = fxad.vmap(lap), fxad.jit(fxad.vmap(lap))
+    vs = [Variant("numpy floor (forward over reverse by hand)", floor, "numpy"),
+          Variant("fxad vmap(trace(hessian))", lambda: f(X)),
+          Variant("fxad jit(vmap(trace(hessian)))", lambda: fj(X))]
+    P = cfg.peers
+    if "jax" in P:
+        jax, jnp = P["jax"].jax, P["jax"].np
+        uj = u_in(jnp)
+        lap_j = jax.jit(jax.vmap(lambda x: jnp.trace(jax.hessian(uj)(x))))
+        Xj = jnp.asarray(X)
+        vs.append(Variant("jax jit(vmap(trace(hessian)))", lambda: _jax_ready(lap_j(Xj)), "jax"))
+    if "torch" in P:
+        torch, func = P["torch"].torch, P["torch"].func
+        pt = [(torch.from_numpy(W), torch.from_numpy(b)) for W, b in params]
+
+        def ut(x):
+            h = x
+            for W, b in pt[:-1]:
+                h = torch.tanh(h @ W + b)
+            W, b = pt[-1]
+            return (h @ W + b)[0]
+        lap_t = func.vmap(lambda x: torch.trace(func.hessian(ut)(x)))
+        Xt = torch.from_numpy(X)
+        vs.append(Variant("torch.func vmap(trace(hessian)) (eager)", lambda: lap_t(Xt), "torch"))
+    return Workload("laplacian", f"Laplacian of an MLP {'-'.join(map(str, sizes))} tanh at "
+                    f"{batch} points, float64, nested: vmap(trace(hessian(u)))", floor(),
+                    1e-9, 1e-12, vs)
+
 
 def run_memory(cfg: Config, repeat: int) -> tuple[list, list]:
     depth, width, batch = (6, 8, 4) if cfg.quick else (50, 256, 64)
@@ -925,6 +992,7 @@ WORKLOADS = {
     "rnn_grad": build_rnn_grad,
     "jacobian": build_jacobian,
     "mlp_train_step": build_mlp_train_step,
+    "laplacian": build_laplacian,
     "memory": None,  # run_memory: peak bytes, not time
 }
 
@@ -1134,7 +1202,7 @@ def with_numba_variants(w: Workload) -> Workload:
         out.append(v)
         if v.lib == "fxad" and "jit" in v.name:
             out.append(Variant(v.name.replace("jit", "jit[numba]", 1), _OnNumba(v.fn),
-                               note="numba backend"))
+                               mode=v.mode, note="numba backend"))
     w.variants = out
     return w
 

@@ -22,6 +22,7 @@ from .core import (_PY_SCALARS, BoundedCache, ShapedArray, Tracer, avals_key, ch
 from .errors import CompilationWarning, FxadTypeError, FxadValueError
 from .interpreters.named_axes import env_key
 from .ir import numba_backend
+from .ir.numba_backend import background
 from .ir.codegen import compiled_for
 from .ir.jaxpr import ClosedJaxpr, Jaxpr
 from .ir.staging import stage
@@ -30,7 +31,7 @@ from .tree_util import cache_key, tree_flatten, tree_unflatten
 
 # --- backends ------------------------------------------------------------------------------------
 
-BACKENDS = ("numpy", "numba")
+BACKENDS = ("numpy", "numba", "auto")
 _default = {"backend": "numpy"}  # fxad.config.jit_backend (every thread)
 _warned = threading.Event()
 
@@ -38,8 +39,8 @@ _warned = threading.Event()
 def check_backend(backend, where="jit"):
     if backend not in BACKENDS:
         raise FxadValueError(f"{where}: unknown backend {backend!r}; choose one of "
-                             f"{', '.join(map(repr, BACKENDS))} (\"numba\" needs "
-                             "`pip install fxad[compile]`)")
+                             f"{', '.join(map(repr, BACKENDS))} (\"numba\" and \"auto\" "
+                             "compile with `pip install fxad[compile]`)")
     return backend
 
 
@@ -53,9 +54,12 @@ def default_backend():
 
 def resolve_backend(backend):
     """The backend a call runs on: "numba" only when Numba can be imported (else NumPy,
-    with one warning per process)."""
+    with one warning per process); "auto" when Numba is installed (else NumPy, silently:
+    "auto" asks for compiled code only where it can be had)."""
     if backend is None:
         backend = _default["backend"]
+    if backend == "auto":
+        return "auto" if background.installed() else "numpy"
     if backend == "numba":
         ok, why = numba_backend.available()
         if not ok:
@@ -113,10 +117,10 @@ class Lowered:
     @property
     def compile_seconds(self):
         """Seconds spent compiling (or loading from the disk cache) so far; 0.0 for the NumPy
-        backend, None before the first run."""
+        backend, None before the first run (on "auto": before the compile is done)."""
         report = getattr(self.compiled, "report", None)
         if report is None:
-            return 0.0
+            return None if self.backend == "auto" else 0.0
         return report.seconds if report.entries else None
 
     def __str__(self):
@@ -124,9 +128,14 @@ class Lowered:
 
     def compile(self) -> "Compiled":
         """The callable program. On the numba backend it compiles now (or loads from the disk
-        cache), by running once on the lowered arguments when they are arrays."""
+        cache), by running once on the lowered arguments when they are arrays; on the "auto"
+        backend too (or it waits for the background compile already under way), so that the
+        compiled program is what later calls run."""
         if self.backend != "numpy" and not any(_shape_struct(a) for a in self._args):
-            self.compiled(*self._args)
+            if self.backend == "auto":
+                self.compiled.wait(self._args)
+            else:
+                self.compiled(*self._args)
         return Compiled(self)
 
 
@@ -472,7 +481,10 @@ def jit(fun: Callable | None = None, static_argnums: int | Sequence[int] = (),
     """Stage `fun` once per signature (pytree structure, shapes, dtypes, static values),
     simplify the program and run generated code on later calls: NumPy code (backend
     "numpy"), or native code compiled with Numba (backend "numba": elementwise chains fused,
-    loops compiled; needs `pip install fxad[compile]`, else NumPy is used). The default,
+    loops compiled; needs `pip install fxad[compile]`, else NumPy is used; the first call
+    waits for the compiler), or both (backend "auto": the NumPy program runs at once while
+    Numba compiles in a background thread, and calls switch to the compiled program when
+    it is ready, with the same results). The default,
     None (or JAX's "cpu"), follows `fxad.config.jit_backend` (environment variable
     FXAD_JIT_BACKEND) at each call. `donate_argnums`, `donate_argnames`, `keep_unused`,
     `device` and `inline` are accepted for JAX code and change nothing (fxad runs on the

@@ -29,7 +29,8 @@ class Config:
     thread; `fxad.config.eager_tape = False` makes eager grad/vjp take the staged path
     (linearize, then transpose) instead of the tape of derived pullbacks (for comparisons and
     tests); `fxad.config.jit_backend = "numba"` makes every `jit` without its own `backend`
-    compile to native code (default "numpy", or the environment variable FXAD_JIT_BACKEND);
+    compile to native code, and "auto" run NumPy code at once and compiled code once a
+    background compile is done (default "numpy", or the environment variable FXAD_JIT_BACKEND);
     `fxad.config.log_compiles = True` prints each numba compilation and its time."""
 
     @property

@@ -190,6 +190,24 @@ PROGRAMS += [
     ("batched-matmul", lambda a, b: fnp.einsum("bij,bjk->bik", a, b), (
         _R.normal(size=(3, 4, 5)), _R.normal(size=(3, 5, 2)))),
     ("per-example", lambda h, x: fnp.einsum("b,bi->bi", h, x), (_V, _R.normal(size=(5, 3)))),
+    # past rank 2: one matmul on the operands reshaped to matrices (dot.matrix_form)
+    ("dg-3d-ab", lambda a, b: lax.dot_general(a, b, (((2,), (0,)), ((), ()))),
+     (_R.normal(size=(3, 4, 5)), _R.normal(size=(5, 6)))),
+    ("dg-3d-abT-views", lambda a, b: lax.dot_general(a[:, ::2], b, (((2,), (1,)), ((), ()))),
+     (_R.normal(size=(3, 4, 5)), _R.normal(size=(5, 6)).T)),
+    ("dg-3d-f32-transposed-input", lambda a, b: lax.dot_general(a, b, (((2,), (0,)), ((), ()))),
+     (_R.normal(size=(5, 4, 3)).astype(np.float32).T, _R.normal(size=(5, 2)).astype(np.float32))),
+    ("dg-two-contracted", lambda a, b: lax.dot_general(a, b, (((1, 2), (0, 1)), ((), ()))),
+     (_R.normal(size=(3, 4, 5)), _R.normal(size=(4, 5, 2)))),
+    ("dg-rhs-3d", lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ()))),
+     (_R.normal(size=(3, 4)), _R.normal(size=(4, 2, 5)))),
+    ("dg-batched-ab", lambda a, b: lax.dot_general(a, b, (((3,), (1,)), ((0,), (0,)))),
+     (_R.normal(size=(2, 3, 4, 5)), _R.normal(size=(2, 5, 6)))),
+    ("dg-batched-abT-views", lambda a, b: lax.dot_general(a, b[:, ::2], (((3,), (2,)),
+                                                                         ((0,), (0,)))),
+     (_R.normal(size=(2, 3, 4, 5)), _R.normal(size=(2, 6, 5)))),
+    ("dg-two-batch-dims", lambda a, b: lax.dot_general(a, b, (((4,), (2,)), ((0, 1), (0, 1)))),
+     (_R.normal(size=(2, 2, 3, 2, 4)), _R.normal(size=(2, 2, 4, 3)))),
     ("mlp-layer", lambda x, w, b: fnp.tanh(x @ w + b), (_A.astype(np.float32),
                                                          _B.astype(np.float32),
                                                          _V[:3].astype(np.float32))),
@@ -240,6 +258,25 @@ assert len(set(IDS)) == len(IDS)
 def test_lowering_matches_numpy_backend_bit_for_bit(name, f, args):
     got, want, _ = run_both(f, *args)
     assert_same(got, want)
+
+
+def test_nested_laplacian_matches_numpy_backend_bit_for_bit():
+    """jit(vmap(trace(hessian(u)))) for a small tanh MLP: its products of rank-3 tangents
+    with weight matrices compile as one matmul each (only the diagonal's gather falls back).
+    One hidden layer keeps the compile short; the products are those of deeper nets."""
+    sizes = (4, 6, 1)
+    params = [(_R.normal(size=(a, b)) / np.sqrt(a), 0.1 * _R.normal(size=b))
+              for a, b in zip(sizes[:-1], sizes[1:])]
+
+    def u(x):
+        h = x
+        for W, b in params[:-1]:
+            h = fnp.tanh(h @ W + b)
+        return (h @ params[-1][0] + params[-1][1])[0]
+    lap = fxad.vmap(lambda x: fnp.trace(fxad.hessian(u)(x)))
+    got, want, low = run_both(lap, _R.normal(size=(3, 4)), expect_compiled=False)
+    assert_same(got, want)
+    assert not any("dot_general" in f for f in low.fallbacks), low.as_text()
 
 
 @pytest.mark.parametrize("name,f,args", NOT_COMPILED, ids=[r[0] for r in NOT_COMPILED])
@@ -402,6 +439,23 @@ def test_threads_share_one_compiled_program():
     for t in ts:
         t.join()
     assert len(got) == 4 and all(g == want for g in got)
+
+
+def test_threads_loading_one_module_see_it_executed():
+    """A thread that asks for a generated module while another is executing it waits for
+    it, rather than getting the registered but still empty module (a NumPy fallback with
+    "no attribute _seg0" before)."""
+    from fxad.ir.numba_backend import cache
+    source = f"import time\ntime.sleep(0.3)\nDONE = {os.getpid()}{threading.get_ident()}\n"
+    cache.source_key("")  # (imports Numba now, not in the threads)
+    got = []
+    ts = [threading.Thread(target=lambda: got.append(hasattr(cache.load_module(source), "DONE")))
+          for _ in range(3)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert got == [True, True, True]
 
 
 def test_debug_nans_names_the_primitive_on_the_numba_backend():

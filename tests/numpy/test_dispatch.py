@@ -54,6 +54,10 @@ LAX_ONLY = {  # they call fxad.lax (or are lax functions): there is no NumPy fun
     "sort_key_val": "lax.sort_key_val: NumPy has no sort of values by keys",
     "top_k": "lax.top_k: NumPy has no top_k",
     "top_k-axis": "lax.top_k with axis=",
+    "dg-batched-3d-ab": "lax.dot_general with a leading batch dim and a rank-3 operand: "
+                        "NumPy has no batched tensordot (np.einsum routes it its own way)",
+    "dg-batched-3d-abT": "lax.dot_general, as dg-batched-3d-ab, the rhs contracted on its "
+                         "last dim",
 }
 OPERATORS_ONLY = {  # no NumPy function in them: operators and methods on the tracer, which
     # are the same code whichever module is imported (covered by the tables themselves)

@@ -8,6 +8,9 @@
   program.py   a program as compiled segments around NumPy-backend equations
   cache.py     generated modules in the on-disk cache, compile timing
   runtime.py   what generated code calls: NumPy's own ufunc loops, NumPy's summation
+  background.py  the "auto" backend: NumPy at once, Numba compiled in a background thread
+                 (registered when fxad.jit imports it; it imports this package, not the
+                 other way round)
 
 Numba is optional (`pip install fxad[compile]`): `available()` says whether it can be used;
 nothing here imports it until a program is compiled.

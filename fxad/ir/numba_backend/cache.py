@@ -77,9 +77,22 @@ def source_key(source):
     return hashlib.sha256(_key_prefix[0] + source.encode()).hexdigest()[:32]
 
 
+_load_lock = threading.Lock()
+
+
 def load_module(source):
-    """The module of this source (in memory, else from the disk cache, else written)."""
+    """The module of this source (in memory, else from the disk cache, else written). One
+    thread at a time loads: another thread (jit's background compiles, or two callers of
+    one program) must not find the module registered but not yet executed."""
     key = source_key(source)
+    mod = _modules.get(key)
+    if mod is not None:
+        return mod
+    with _load_lock:
+        return _load(key, source)
+
+
+def _load(key, source):
     mod = _modules.get(key)
     if mod is not None:
         return mod

@@ -36,6 +36,50 @@ def fast_form(dimension_numbers, lnd, rnd):
     return None
 
 
+def matrix_form(dimension_numbers, lshape, rshape):
+    """(M, K, N, rhs_transposed) when a contraction of operands past rank 2 is one matrix
+    product of the operands reshaped to 2-D in C order: the lhs's contracted dims trail it
+    in order (lhs as (M, K)), and the rhs's lead it in order (rhs as (K, N)) or are the
+    last dim of a matrix rhs (rhs.T). None otherwise (and when a size is 0). Batch dims
+    lead both operands and are not counted. Shared with the numba backend, so both
+    backends make the same matmul call on the same arrays."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    nb = len(lb)
+    if lb != tuple(range(nb)) or rb != lb or lshape[:nb] != rshape[:nb]:
+        return None
+    lshape, rshape = lshape[nb:], rshape[nb:]
+    lnd, nc = len(lshape), len(lc)
+    if not lc or max(lnd, len(rshape)) <= 2 or tuple(i - nb for i in lc) != \
+            tuple(range(lnd - nc, lnd)):
+        return None
+    rc = tuple(i - nb for i in rc)
+    M, K = int(np.prod(lshape[:lnd - nc], dtype=np.int64)), int(np.prod(lshape[lnd - nc:],
+                                                                           dtype=np.int64))
+    if rc == tuple(range(nc)):
+        N, t = int(np.prod(rshape[nc:], dtype=np.int64)), False
+    elif len(rshape) == 2 and rc == (1,):
+        N, t = rshape[0], True
+    else:
+        return None
+    return None if 0 in (M, K, N) else (M, K, N, t)
+
+
+def _matrix_product(lhs, rhs, dimension_numbers, form):
+    """dot_general by one matmul on C-ordered 2-D (or stacked 2-D) views (see matrix_form):
+    a copy only for an operand that is not C-contiguous."""
+    M, K, N, t = form
+    nb = len(dimension_numbers[1][0])
+    bshape = lhs.shape[:nb]
+    a = np.ascontiguousarray(lhs).reshape(bshape + (M, K))
+    if t:  # (a batched rhs C-ordered first, as the numba backend reshapes it)
+        b = np.swapaxes(np.ascontiguousarray(rhs) if nb else rhs, -1, -2)
+    else:
+        b = np.ascontiguousarray(rhs).reshape(bshape + (K, N))
+    nc = len(dimension_numbers[0][0])
+    rfree = rhs.shape[nb + nc:] if not t else rhs.shape[nb:nb + 1]
+    return np.matmul(a, b).reshape(bshape + lhs.shape[nb:lhs.ndim - nc] + rfree)
+
+
 _FAST = {"ab": lambda a, b: a @ b, "abT": lambda a, b: a @ b.T,
          "aTb": lambda a, b: a.T @ b, "outer": np.multiply.outer}
 
@@ -78,6 +122,9 @@ def _dot_general_impl(lhs, rhs, dimension_numbers):
                 if out is not None:
                     return out.astype(np.result_type(lhs, rhs), copy=False)
             return _FAST[form](lhs, rhs)
+        mform = matrix_form(dimension_numbers, lhs.shape, rhs.shape)
+        if mform is not None:
+            return _matrix_product(lhs, rhs, dimension_numbers, mform)
         return np.tensordot(lhs, rhs, (lc, rc))
     lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
     bshape = tuple(lhs.shape[i] for i in lb)
@@ -86,6 +133,9 @@ def _dot_general_impl(lhs, rhs, dimension_numbers):
         a = np.transpose(lhs, lb + tuple(lf)).reshape(bshape + tuple(lfs) + (1,) * len(rfs))
         b = np.transpose(rhs, rb + tuple(rf)).reshape(bshape + (1,) * len(lfs) + tuple(rfs))
         return np.multiply(a, b)
+    mform = matrix_form(dimension_numbers, lhs.shape, rhs.shape)
+    if mform is not None:
+        return _matrix_product(lhs, rhs, dimension_numbers, mform)
     k = int(np.prod([lhs.shape[i] for i in lc], dtype=np.int64))
     a = np.transpose(lhs, lb + tuple(lf) + lc).reshape(bshape + (int(np.prod(lfs, dtype=np.int64)), k))
     b = np.transpose(rhs, rb + rc + tuple(rf)).reshape(bshape + (k, int(np.prod(rfs, dtype=np.int64))))
@@ -224,6 +274,9 @@ def _dot_general_numba(ctx, args, dimension_numbers):
     if la.dtype != ra.dtype:
         return None
     a, b = args
+    mform = matrix_form(dimension_numbers, la.shape, ra.shape)
+    if mform is not None:
+        return _matrix_product_numba(ctx, a, b, len(lb), mform)
     if not lb:
         form = fast_form(dimension_numbers, *ctx.ranks)
         return ctx.matmul(a, b, ta=form == "aTb", tb=form == "abT") if form in _MATMUL else None
@@ -240,6 +293,31 @@ def _dot_general_numba(ctx, args, dimension_numbers):
                              ta=form == "aTb", tb=form == "abT")
     return r if ok and out.shape[1:] else None
 _MATMUL = ("ab", "abT", "aTb")
+def _matrix_product_numba(ctx, a, b, nb, form):
+    """The impl's _matrix_product: one matmul on C-ordered 2-D views (per batch element
+    when batch dims lead), the same arrays NumPy's matmul loop gets from the impl."""
+    M, K, N, t = form
+    la, ra = ctx.in_avals
+    out = ctx.out_avals[0]
+    if out.dtype.char not in "fdFD":
+        return None
+    B = int(np.prod(la.shape[:nb], dtype=np.int64))
+    a2, r = ctx.fresh("m"), ctx.fresh("d")
+    ctx.emit(f"{a2} = _np.ascontiguousarray({a}).reshape(({B}, {M}, {K}))")
+    if t:
+        b2 = ctx.fresh("m")
+        ctx.emit(f"{b2} = _np.ascontiguousarray({b}).reshape(({B}, {N}, {K}))" if nb
+                 else f"{b2} = {b}")
+    else:
+        b2 = ctx.fresh("m")
+        ctx.emit(f"{b2} = _np.ascontiguousarray({b}).reshape(({B}, {K}, {N}))")
+    ctx.emit(f"{r} = _np.empty(({B}, {M}, {N}), {ctx.dtype(out.dtype)})")
+    i = ctx.fresh("i")
+    ctx.emit(f"for {i} in range({B}):")
+    with ctx.indent():
+        ok = ctx.matmul_into(f"{r}[{i}]", f"{a2}[{i}]", f"{b2}[{i}]" if (nb or not t) else b2,
+                             (M, K), (N, K) if t else (K, N), tb=t)
+    return f"{r}.reshape({out.shape!r})" if ok else None
 def _products_numba(ctx, args, dimension_numbers):
     """out[batch, lhs free, rhs free] = lhs[...] * rhs[...]: one rounding, as NumPy's."""
     (_, _), (lb, rb) = dimension_numbers

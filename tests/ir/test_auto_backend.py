@@ -1,0 +1,200 @@
+"""jit's "auto" backend (fxad/ir/numba_backend/background.py): the NumPy program runs at once,
+Numba compiles in a background thread, later calls switch; results are the NumPy backend's
+bit for bit before and after the switch; failures and effects leave NumPy in place and say
+so on the `fxad` logger; `.lower().compile()` waits; the switches that select it."""
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import fxad
+import fxad.numpy as fnp
+from fxad.errors import FxadValueError
+from fxad.ir import numba_backend
+from fxad.ir.numba_backend import background
+from fxad.tree_util import tree_flatten
+
+pytest.importorskip("numba")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def assert_same(got, want):
+    g, w = tree_flatten(got)[0], tree_flatten(want)[0]
+    assert len(g) == len(w)
+    for a, b in zip(g, w):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
+def loss(params, x):
+    h = x
+    for W, b in params:
+        h = fnp.tanh(h @ W + b)
+    return fnp.sum(h ** 2)
+
+
+def data(seed=0):
+    r = np.random.default_rng(seed)
+    params = [(r.standard_normal((4, 5)), r.standard_normal(5)),
+              (r.standard_normal((5, 3)), r.standard_normal(3))]
+    return params, r.standard_normal((6, 4))
+
+
+PROGRAMS = [
+    ("grad_mlp", fxad.grad(loss), data()),
+    ("elementwise", lambda x: fnp.exp(fnp.sin(x) * 2.0) - x, (np.linspace(-2, 2, 7),)),
+    ("reduction_f32", lambda x: fnp.sum(x * x, axis=0),
+     (np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3),)),
+    ("scan", lambda x: fxad.lax.scan(lambda c, y: (c * 0.5 + y, c), 0.0, x)[0],
+     (np.linspace(0, 1, 5),)),
+]
+
+
+@pytest.mark.parametrize("name,f,args", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+def test_auto_runs_numpy_then_switches_to_the_compiled_program(name, f, args):
+    fa = fxad.jit(f, backend="auto")
+    want = fxad.jit(f)(*args)
+    first = fa(*args)
+    assert_same(first, want)
+    program = fa.lower(*args).compiled
+    assert isinstance(program, background.AutoProgram)
+    assert background.drain(timeout=600)
+    assert program.state == "numba", program.error
+    assert_same(fa(*args), want)
+    assert_same(fa(*args), fxad.jit(f, backend="numba")(*args))
+    assert "auto backend: numba" in fa.lower(*args).as_text()
+
+
+def test_lower_compile_waits_for_the_compiled_program():
+    params, x = data(1)
+    f = fxad.jit(fxad.grad(loss), backend="auto")
+    assert f.lower(params, x).compile_seconds is None
+    compiled = f.lower(params, x).compile()
+    assert compiled.compiled.state == "numba"
+    assert compiled.compile_seconds is not None and compiled.compile_seconds >= 0
+    assert_same(compiled(params, x), fxad.jit(fxad.grad(loss))(params, x))
+
+
+def test_a_failed_compile_leaves_numpy_and_logs_it(monkeypatch, caplog):
+    def refuse(closed, boundary):
+        raise RuntimeError("no code for you")
+    monkeypatch.setattr(numba_backend, "compile_program", refuse)
+    x = np.linspace(0.0, 1.0, 5)
+    f = fxad.jit(lambda x: fnp.cos(x) * 3.0 + x, backend="auto")
+    with caplog.at_level(logging.WARNING, logger="fxad"):
+        first = f(x)
+        assert background.drain(timeout=600)
+        again = f(x)
+    program = f.lower(x).compiled
+    assert program.state == "failed" and "no code for you" in program.error
+    assert any("stays on the NumPy backend" in r.getMessage() and r.levelno == logging.WARNING
+               for r in caplog.records)
+    want = np.cos(x) * 3.0 + x
+    assert_same(first, want)
+    assert_same(again, want)
+    assert f.lower(x).compile()(x) is not None  # compile() after a failure: NumPy, no error
+
+
+def test_programs_with_effects_stay_on_numpy_and_run_their_effects_once(caplog):
+    seen = []
+
+    def f(x):
+        fxad.debug.callback(lambda v: seen.append(float(v.sum())), x)
+        return fnp.sin(x) * 2.0
+    x = np.ones(3)
+    fa = fxad.jit(f, backend="auto")
+    with caplog.at_level(logging.INFO, logger="fxad"):
+        for _ in range(3):
+            fa(x)
+        assert background.drain(timeout=600)
+    assert seen == [3.0, 3.0, 3.0]
+    assert fa.lower(x).compiled.state == "failed"
+    assert any("effects" in r.getMessage() for r in caplog.records)
+    # .compile() before any call does not run the program (nor its effects) to compile it
+    fresh = fxad.jit(lambda x: f(x) + 1.0, backend="auto").lower(x).compile()
+    assert seen == [3.0, 3.0, 3.0] and fresh.compiled.state == "failed"
+
+
+def test_a_full_queue_leaves_numpy_and_logs_it(monkeypatch, caplog):
+    import queue
+    full = queue.Queue(1)
+    full.put_nowait(None)
+    monkeypatch.setattr(background, "_queue", lambda: full)
+    x = np.linspace(0.0, 1.0, 4)
+    f = fxad.jit(lambda x: fnp.sqrt(x + 1.0), backend="auto")
+    with caplog.at_level(logging.WARNING, logger="fxad"):
+        assert_same(f(x), np.sqrt(x + 1.0))
+    assert f.lower(x).compiled.state == "failed"
+    assert any("waiting to compile" in r.getMessage() for r in caplog.records)
+    assert_same(f(x), np.sqrt(x + 1.0))
+
+
+def test_threads_calling_first_share_one_compile():
+    params, x = data(2)
+    f = fxad.jit(fxad.grad(loss), backend="auto")
+    want = fxad.jit(fxad.grad(loss))(params, x)
+    outs, errors = [], []
+
+    def call():
+        try:
+            for _ in range(5):
+                outs.append(f(params, x))
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert background.drain(timeout=600)
+    for o in outs + [f(params, x)]:
+        assert_same(o, want)
+    assert f.lower(params, x).compiled.state == "numba"
+
+
+def test_the_caller_may_change_its_arrays_after_the_first_call():
+    x = np.linspace(0.0, 1.0, 6)
+    f = fxad.jit(lambda x: fnp.tanh(x) * 2.0, backend="auto")
+    out = f(x)
+    x[:] = np.nan  # the background run uses its own copy
+    assert background.drain(timeout=600)
+    assert_same(out, np.tanh(np.linspace(0.0, 1.0, 6)) * 2.0)
+    assert_same(f(x), np.tanh(x) * 2.0)
+
+
+def test_auto_is_a_backend_name_everywhere(monkeypatch):
+    x = np.linspace(0.0, 1.0, 3)
+    f = fxad.jit(lambda x: x * 2.0)
+    fxad.config.jit_backend = "auto"
+    try:
+        assert fxad.config.jit_backend == "auto"
+        assert f.lower(x).backend == "auto"
+        assert_same(f(x), x * 2.0)
+    finally:
+        fxad.config.jit_backend = "numpy"
+    with pytest.raises(FxadValueError, match="auto"):
+        fxad.jit(f, backend="automatic")
+    # without Numba installed, "auto" is the NumPy backend (no warning: nothing was promised)
+    monkeypatch.setattr(background, "_installed", [False])
+    assert sys.modules["fxad.jit"].resolve_backend("auto") == "numpy"
+    assert fxad.jit(lambda x: x + 1.0, backend="auto").lower(x).backend == "numpy"
+
+
+def test_environment_variable_selects_auto(tmp_path):
+    env = dict(os.environ, FXAD_CACHE_DIR=str(tmp_path), PYTHONPATH=ROOT,
+               FXAD_JIT_BACKEND="auto")
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import numpy as np, fxad
+        f = fxad.jit(lambda x: x * 2.0)
+        print(fxad.config.jit_backend, f.lower(np.ones(2)).backend)
+    """)], env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["auto", "auto"]
