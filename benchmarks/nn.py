@@ -33,7 +33,7 @@ import argparse  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-sys.path.append(os.path.dirname(os.path.abspath(__file__)))  # after the stdlib (benchmarks/random.py)
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))
 import run as R  # noqa: E402  (benchmarks/run.py: timing, checking, reporting)
 
 import fxad  # noqa: E402

@@ -10,8 +10,7 @@
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \\
         python -m benchmarks.taylor [--dtype float64|float32|both] [--batch 256] [--repeat 3]
 
-(as a module from the repository root: benchmarks/random.py would shadow the standard
-library's `random` for a script run by path). JAX's row needs a Python with jax installed.
+(from the repository root). JAX's row needs a Python with jax installed.
 
 Every variant is checked against "nested" before timing (relative max error printed).
 Timing: two warm-up calls (tracing excluded), then the median over --repeat rounds of the

@@ -1,6 +1,6 @@
 """fxad on Dask (issue 29's targets), in one run:
 
-    python benchmarks/distributed.py [--quick] [--skip-memory] [--only=overhead|speedup|memory]
+    python benchmarks/dask_spmd.py [--quick] [--skip-memory] [--only=overhead|speedup|memory]
 
   overhead   per-step time of a tiny pmap step (psum of a few numbers) on a LocalCluster of
              1 and 2 worker processes, for 2, 4 and 8 shards; the in-process executor for
@@ -17,10 +17,6 @@ inherit it). The machine may be shared: the script prints its load average befor
 """
 import os
 import sys
-
-# benchmarks/random.py would shadow the standard library's random (Dask imports it)
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(
-    os.path.abspath(__file__))]
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_v] = "1"

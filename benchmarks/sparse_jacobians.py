@@ -11,7 +11,7 @@
    one JVP of the same function: the ratio should be <= colors + 1.
 3. Sparsity detection of a 1e4-variable program.
 
-    python benchmarks/sparse.py [--states 1000 4000] [--dense-max 4000]
+    python benchmarks/sparse_jacobians.py [--states 1000 4000] [--dense-max 4000]
 
 One BLAS thread (set below before NumPy loads). Results agree with SciPy's to the tolerance
 (checked: the final states' max difference is printed).
@@ -25,9 +25,6 @@ if __name__ == "__main__":
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                  "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "BLIS_NUM_THREADS"):
         os.environ[_var] = "1"
-    # benchmarks/random.py would shadow the standard library's random
-    if os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-        sys.path.pop(0)
 
 import argparse  # noqa: E402
 import time  # noqa: E402
