@@ -120,6 +120,10 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         if kwargs:
             raise FxadValueError("pmap: pass the arguments positionally (JAX's pmap does not "
                                  "map keyword arguments either)")
+        bad = [i for i in static if not -len(args) <= i < len(args)]
+        if bad:
+            raise FxadValueError(f"pmap: static_broadcasted_argnums {bad} out of range for "
+                                 f"{len(args)} positional argument(s)")
         st = tuple(i % len(args) for i in static)
         dyn = [a for i, a in enumerate(args) if i not in st]
         flat, in_tree = tree_flatten(tuple(dyn))
@@ -148,6 +152,9 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
             detail = "; ".join(f"size {n}: {', '.join(w)}" for n, w in sizes.items())
             raise FxadValueError(f"pmap got inconsistent sizes for the mapped axis: {detail}")
         n = next(iter(sizes)) if sizes else axis_size
+        if sizes and axis_size is not None and axis_size != n:
+            raise FxadValueError(f"pmap: axis_size={axis_size} but the mapped axis has size "
+                                 f"{n}; leave axis_size out or make them agree")
         if n is None:
             raise FxadValueError("pmap needs an argument with a mapped axis, or axis_size=")
         for i in st:

@@ -1,6 +1,7 @@
 """Taylor mode: `jet`, higher derivatives along a path in one pass (JAX's signature)."""
 from __future__ import annotations
 
+from functools import lru_cache
 from math import factorial
 from typing import Callable, Sequence
 
@@ -15,7 +16,20 @@ from .common import _check_callable, _check_tuple, _flat_fun, _leaf, _result
 
 __all__ = ["jet"]
 
-_MAX_SCALED = 170  # 171! overflows float64: derivative-scaled terms stop there
+@lru_cache(maxsize=16)  # one entry per float dtype
+def _scaled_limit(dtype):
+    """The highest order k whose k! is finite in `dtype` (170 for float64, 34 for float32):
+    derivative-scaled terms stop there; raw coefficients do not."""
+    big, k = float(np.finfo(dtype).max), 1
+    while factorial(k + 1) <= big:
+        k += 1
+    return k
+
+
+def _refuse_scaled(order, dtype):
+    raise FxadValueError(f"jet: terms of order {order} scaled by {order}! overflow {dtype} "
+                         f"(its last finite factorial is {_scaled_limit(dtype)}!); pass "
+                         "raw=True and raw Taylor coefficients instead")
 
 
 def jet(fun: Callable, primals: Sequence, series: Sequence, *, raw: bool = False) -> tuple:
@@ -57,11 +71,13 @@ def jet(fun: Callable, primals: Sequence, series: Sequence, *, raw: bool = False
             f"{orders.index(min(orders))} has {min(orders)}; every argument's series needs "
             "the same number of terms (the order). Pad the shorter ones with zeros.")
     order = orders[0] if orders else 0
-    if not raw and order > _MAX_SCALED:
-        raise FxadValueError(f"jet: terms of order {order} scaled by {order}! overflow "
-                             "float64; pass raw=True and raw Taylor coefficients instead")
     flat_p, tree = tree_flatten(tuple(primals))
     flat_p = [_leaf(p) for p in flat_p]
+    if not raw:
+        for p in flat_p:
+            dt = get_aval(p).dtype
+            if is_float(dt) and order > _scaled_limit(dt):
+                _refuse_scaled(order, dt)
     flat_s = _flat_series(primals, series, order, flat_p, raw)
     fn, store = _flat_fun(fun, tree, where="jet")
     outs, out_series = jet_flat(fn, flat_p, flat_s, order)
@@ -111,4 +127,7 @@ def _term(c, o, k, raw):
     if type(c) is Zero:
         a = get_aval(o)
         return np.zeros(a.shape, a.dtype)
+    dt = get_aval(o).dtype
+    if not raw and k > 1 and is_float(dt) and k > _scaled_limit(dt):
+        _refuse_scaled(k, dt)  # e.g. a float32 output of a float64 input
     return _result(c if raw or k == 1 else c * float(factorial(k)))

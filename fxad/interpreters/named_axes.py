@@ -109,6 +109,13 @@ def current_batch_axis():
     return _env.batch_axis
 
 
+def batching_key():
+    """Part of the key of any cache of batched programs: a body batched along a named axis
+    (its collectives reduce over the batch) is another program than the same body batched
+    along an unnamed one or under other bound sizes."""
+    return env_key(), _env.batch_axis
+
+
 class batching_axis:
     """Within the block, nested batching (a rule that vmaps a body) continues the axis
     `name`: set by the batching trace around each rule it runs."""

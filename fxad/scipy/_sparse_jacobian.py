@@ -119,7 +119,9 @@ def _matrix_fn(plan, values, dense):
 
     def jac(*a):
         vals = np.asarray(values(*a), dtype=np.float64)
-        m = sp.csr_matrix((vals, indices, indptr), shape=shape)
+        # the solver (and, through its result, the user) gets index arrays of its own: an
+        # in-place eliminate_zeros() on one must not rewrite the cached pattern
+        m = sp.csr_matrix((vals, indices.copy(), indptr.copy()), shape=shape)
         return m.toarray() if dense else m
     return jac
 

@@ -103,6 +103,11 @@ def test_staged_once_per_signature():
     (lambda: pmap(lambda x: x, "i", out_axes=None)(np.ones((2, 3))), FxadValueError,
      "out_axes=None"),
     (lambda: pmap(lambda: 1.0)(), FxadValueError, "axis_size"),
+    (lambda: pmap(lambda x, s: x * s, static_broadcasted_argnums=2)(np.ones((2, 3)), 2.0),
+     FxadValueError, r"static_broadcasted_argnums \[2\] out of range"),
+    (lambda: pmap(lambda: 1.0, static_broadcasted_argnums=0)(), FxadValueError, "out of range"),
+    (lambda: pmap(lambda x: x, axis_size=3)(np.ones((2, 3))), FxadValueError,
+     "axis_size=3 but the mapped axis has size 2"),
 ])
 def test_pmap_errors(call, err, match):
     with pytest.raises(err, match=match):

@@ -61,6 +61,20 @@ def test_high_order_raw_coefficients_do_not_overflow():
         fxad.jet(jnp.exp, (0.0,), ((1.0,) + (0.0,) * 199,))
 
 
+def test_scaled_terms_are_refused_where_they_overflow_the_dtype():
+    """float32's last finite factorial is 34!: a scaled term beyond it would come out as
+    0 (going in) or inf (coming out), so it is refused with the fix; order 34 still works."""
+    x32 = np.float32(0.3)
+    terms = (np.float32(1.0),) + (np.float32(0.0),) * 33
+    _, out = fxad.jet(jnp.sin, (x32,), (terms,))
+    assert out[-1].dtype == np.float32 and np.isfinite(out).all()
+    np.testing.assert_allclose(out[3], np.sin(np.float32(0.3)), rtol=1e-6)  # 4th derivative
+    with pytest.raises(FxadValueError, match=r"float32.*raw=True"):
+        fxad.jet(jnp.sin, (x32,), (terms + (np.float32(0.0),),))
+    with pytest.raises(FxadValueError, match=r"float32.*raw=True"):  # a float32 output
+        fxad.jet(lambda x: jnp.sin(x).astype(np.float32), (0.3,), ((1.0,) + (0.0,) * 40,))
+
+
 def test_pytrees_in_and_out():
     def f(p):
         return {"s": jnp.sum(p["a"] * p["b"][0]), "t": (p["a"] ** 2,)}

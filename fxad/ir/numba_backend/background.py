@@ -194,14 +194,10 @@ def _work(q):
 def drain(timeout=None):
     """Wait until every queued program has compiled (or failed); for tests and benchmarks."""
     q = _worker.get("queue")
-    if q is not None:
-        if timeout is None:
-            q.join()
-            return True
-        done = threading.Event()
-        threading.Thread(target=lambda: (q.join(), done.set()), daemon=True).start()
-        return done.wait(timeout)
-    return True
+    if q is None:
+        return True
+    with q.all_tasks_done:  # Queue.join with a timeout, on this thread
+        return q.all_tasks_done.wait_for(lambda: not q.unfinished_tasks, timeout)
 
 
 def compile_program(closed, boundary):

@@ -25,7 +25,7 @@ import numpy as np
 from ...core import Primitive, ShapedArray, Tracer, get_aval, new_trace
 from ...interpreters.batching import batch_jaxpr, vmap_flat
 from ...interpreters.jvp import Zero
-from ...interpreters.named_axes import axis_frame
+from ...interpreters.named_axes import axis_frame, batching_key
 from ...interpreters.partial_eval import linearize_jaxpr
 from ...interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
 from ...ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
@@ -209,7 +209,7 @@ def _batch(vals, dims, **p):
         moved.append(moveaxis(v, d, 0))
         new_in.append(None if m is None else m + 1)
         shard_dims.append(0)
-    key = ("spmd vmap", tuple(shard_dims), n)
+    key = ("spmd vmap", tuple(shard_dims), n, batching_key())
     hit = body.cache.get(key)
     if hit is None:
         def front(outs, ds):

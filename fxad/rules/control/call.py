@@ -20,6 +20,7 @@ from ...interpreters.jet import deinterleave, interleave, jet_jaxpr, series_nonz
 from ...interpreters.jvp import Zero
 from ...interpreters.partial_eval import linearize_jaxpr
 from ...interpreters.transpose import backward_pass, is_undefined
+from ...interpreters.named_axes import batching_key
 from ...ir.codegen import compiled_for
 
 
@@ -47,7 +48,7 @@ def _jit_transpose(cts, *args, jaxpr, name, backend="numpy"):
 
 def _jit_batch(vals, dims, jaxpr, name, backend="numpy"):
     n = next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
-    key = ("vmap", tuple(dims), n)
+    key = ("vmap", tuple(dims), n, batching_key())
     hit = jaxpr.cache.get(key)
     if hit is None:
         hit = jaxpr.cache[key] = batch_jaxpr(jaxpr, list(dims), n)

@@ -30,6 +30,7 @@ from ...core import Primitive, ShapedArray, avals_key, get_aval
 from ...errors import FxadTypeError
 from ...interpreters.jvp import Zero, instantiate, jvp_flat
 from ...interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
+from ...interpreters.named_axes import batching_key
 from ...ir.codegen import compiled_for
 from ...ir.jaxpr import eval_jaxpr
 from ...ir.staging import stage
@@ -188,7 +189,7 @@ def _solve_transpose(cts, *args, matvec, solve, tsolve, n_m, n_s, n_t, n_x, name
 
 def _batched(closed, avals, dims, n):
     """closed vmapped over `dims` (operands of these avals), every output at 0."""
-    key = ("linear_solve vmap", tuple(dims), n, avals_key(avals))
+    key = ("linear_solve vmap", tuple(dims), n, avals_key(avals), batching_key())
     hit = closed.cache.get(key)
     if hit is None:
         hit = closed.cache[key] = stage(

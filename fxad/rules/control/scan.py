@@ -27,6 +27,7 @@ from ...interpreters.jet import deinterleave, interleave, jet_jaxpr, series_nonz
 from ...interpreters.jvp import Zero, jvp_jaxpr
 from ...interpreters.partial_eval import linearize_jaxpr
 from ...interpreters.transpose import UndefinedPrimal, aval_of, backward_pass, is_undefined
+from ...interpreters.named_axes import batching_key
 from ...ir.codegen import compiled_for
 from ...ir.jaxpr import ClosedJaxpr, Jaxpr
 from ...ir.staging import stage
@@ -208,7 +209,7 @@ def _scan_batch(vals, dims, jaxpr, n_consts, n_carry, length, reverse):
         [ShapedArray(get_aval(c).shape, get_aval(c).dtype) for c in init] + \
         [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs]
     in_dims = list(cd) + [0] * n_carry + list(slice_dims)
-    key = ("scan_vmap", tuple(in_dims), n, avals_key(avals))
+    key = ("scan_vmap", tuple(in_dims), n, avals_key(avals), batching_key())
     body = jaxpr.cache.get(key)
     if body is None:
         body = jaxpr.cache[key] = stage(lambda *a: batched_at_0(call(jaxpr), a, in_dims, n),

@@ -70,6 +70,22 @@ def test_jit_cache_keeps_axis_sizes_apart():
         np.testing.assert_allclose(vmap(g, axis_name="i")(X), X * n + X.sum(0))
 
 
+def test_batched_bodies_keep_named_and_unnamed_axes_apart():
+    """One body (a jit, a scan, a pmap) batched along the named axis and then, inside it,
+    along an unnamed one: psum reduces over the named axis only. The batched programs are
+    cached on the body, so the second batching must not reuse the first."""
+    X = np.array([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+    want = np.broadcast_to(X.sum(0) * np.array([1.0, 2.0])[:, None], (2, 2, 3))
+    jf = jit(lambda v: lax.psum(v, "a"))
+    sf = lambda v: lax.scan(lambda c, x: (c, lax.psum(x, "a")), 0.0, v[None])[1][0]  # noqa: E731
+    pf = fxad.pmap(lambda v: lax.psum(v, "a"), axis_name="b")
+    for f in (jf, sf, lambda v: pf(v[None])[0]):
+        def g(x):
+            f(x)  # batched along "a" first
+            return vmap(f)(np.array([1.0, 2.0])[:, None] * x)  # then along an unnamed axis
+        np.testing.assert_allclose(vmap(g, axis_name="a")(X), want, err_msg=str(f))
+
+
 @pytest.mark.parametrize("call", [
     lambda: lax.psum(np.ones(2), "k"),
     lambda: lax.axis_index("k"),
