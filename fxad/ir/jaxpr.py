@@ -46,7 +46,8 @@ def _body_effects(closed):
 
 
 class Jaxpr:
-    """`{ lambda constvars ; invars . let eqns in outvars }`. Outvars may be Literals."""
+    """A program: equations over variables, with its inputs and its outputs. Printed as
+    `{ lambda constvars ; invars . let eqns in outvars }`; outvars may be Literals."""
     __slots__ = ("constvars", "invars", "eqns", "outvars")
 
     def __init__(self, constvars, invars, eqns, outvars):

@@ -8,6 +8,7 @@ constant) is documented by its library and is not checked here."""
 import doctest
 import importlib.util
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,20 @@ def test_every_public_module_defines_all(name, mod):
 def test_every_public_callable_has_a_docstring(name, mod):
     missing = _undocumented(mod)
     assert not missing, f"{name}: {len(missing)} public callables without a docstring: {missing}"
+
+
+@pytest.mark.parametrize("name,mod", MODULES, ids=[n for n, _ in MODULES])
+def test_summary_lines_close_their_code_spans(name, mod):
+    """The API tables show each docstring's first sentence, cut at the first period followed
+    by a space (as Sphinx's autosummary cuts it): a cut inside a code span would leave it
+    open, which the site's build (warnings as errors) refuses."""
+    bad = []
+    for n in docs_api.public_names(mod):
+        doc = own_doc(getattr(mod, n))
+        first = re.split(r"\.\s", " ".join((doc or "").split("\n\n")[0].split()))[0]
+        if first.count("`") % 2:
+            bad.append(f"{n}: {first!r}")
+    assert not bad, f"{name}: summary sentences with an open code span: {bad}"
 
 
 def _examples():
