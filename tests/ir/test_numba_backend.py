@@ -155,6 +155,7 @@ PROGRAMS += [
     ("max-nan", lambda x: fnp.max(x, axis=0), (pair()[0],)),
     ("mean-of-chain", lambda x: fnp.mean(fnp.exp(x) * 2.0), (_X3[0, :, 0] / 1e3,)),
     ("sum-long", lambda x: fnp.sum(x), (_R.normal(size=5000),)),
+    ("chain-empty-grad", fxad.grad(lambda x: fnp.sum(fnp.sin(x) * 1.0 + 0.0)), (np.zeros(0),)),
 ]
 # structural and indexing (views), products
 _A = _R.normal(size=(4, 5))

@@ -182,7 +182,7 @@ def _tiling(shape):
         inner *= shape[d]
         d -= 1
     if inner * shape[d] <= TILE:
-        return d, shape[d], inner
+        return d, max(1, shape[d]), inner  # (an empty dim still steps by 1)
     return d, max(1, TILE // inner), inner
 
 
