@@ -4,6 +4,7 @@ case gets: values against the loop, jit inside and around; the whole map against
 differences; JVP and transpose rules applied inside the map against the derivative of the
 whole map; batching under further vmaps."""
 import numpy as np
+import pytest
 
 import fxad
 from fxad import jit, lax, vmap
@@ -117,3 +118,17 @@ def check_batching(f, ref, shape, n):
     # the named axis outside, an unnamed one inside (in_axes=1 of the stacked input)
     got = vmap(vmap(f), in_axes=1, out_axes=1, axis_name="i")(X3)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+CHECKS = {"value": check_value, "derivatives": check_derivatives,
+          "rules_inside": check_rules_inside, "batching": check_batching}
+
+
+def case_tests(cases):
+    """The parametrized test of a rule file's cases: every case under every check above."""
+    @pytest.mark.parametrize("case,check", [
+        pytest.param(case, check, id=f"{case[0]}-{check}") for case in cases for check in CHECKS])
+    def test_case(case, check):
+        _, f, ref, shape, n = case
+        CHECKS[check](f, ref, shape, n)
+    return test_case
