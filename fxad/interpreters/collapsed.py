@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Trace, Tracer, get_aval, is_float, new_trace
+from ..core import Trace, get_aval, is_float, new_trace
 from .batching import vmap_flat
 from .jet import jet_flat
-from .jvp import Zero, jvp_flat
+from .jvp import PrimalTracer, Zero, jvp_flat
 
 # Bind wrappers set by fxad/rules/taylor.py (this layer names no primitive): the sum of x
 # over an axis, add, multiply by a Python number, transpose.
@@ -36,22 +36,15 @@ def set_ops(**ops):
     _ops.update(ops)
 
 
-class CollapsedTracer(Tracer):
-    __slots__ = ("primal", "first", "second")
+class CollapsedTracer(PrimalTracer):
+    __slots__ = ("first", "second")
 
     def __init__(self, trace, primal, first, second):
         self._trace = trace
         self.primal = primal
         self.first = first  # the directions' first coefficients, stacked on axis 0
         self.second = second  # the sum over directions of the second coefficients, or Zero
-
-    @property
-    def aval(self):
-        return get_aval(self.primal)
-
-    def concrete_value(self, op):
-        p = self.primal
-        return p.concrete_value(op) if isinstance(p, Tracer) else p
+        self._aval = None
 
 
 class CollapsedTrace(Trace):

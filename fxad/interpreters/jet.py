@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Trace, Tracer, get_aval, is_float, missing_rule, new_trace
-from .jvp import Zero
+from ..core import Trace, get_aval, is_float, missing_rule, new_trace
+from .jvp import PrimalTracer, Zero
 
 # (x, c) -> x * c and x / c for a Python int c, binding primitives when x is traced; set by
 # fxad/rules/taylor.py (this layer names no primitive).
@@ -55,8 +55,8 @@ def zero_series(x, order):
     return [z] * order
 
 
-class JetTracer(Tracer):
-    __slots__ = ("primal", "series", "ref", "_aval")
+class JetTracer(PrimalTracer):
+    __slots__ = ("series", "ref")
 
     def __init__(self, trace, primal, series, ref=None):
         self._trace = trace
@@ -64,17 +64,6 @@ class JetTracer(Tracer):
         self.series = series
         self.ref = ref  # inside a derivation: which series this truncates (the memo's key)
         self._aval = None
-
-    @property
-    def aval(self):
-        a = self._aval
-        if a is None:
-            a = self._aval = get_aval(self.primal)
-        return a
-
-    def concrete_value(self, op):
-        p = self.primal
-        return p.concrete_value(op) if isinstance(p, Tracer) else p
 
 
 class JetTrace(Trace):

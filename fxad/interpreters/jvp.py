@@ -33,14 +33,11 @@ def instantiate(t, aval=None):
     return t
 
 
-class JVPTracer(Tracer):
-    __slots__ = ("primal", "tangent", "_aval")
-
-    def __init__(self, trace, primal, tangent):
-        self._trace = trace
-        self.primal = primal
-        self.tangent = tangent
-        self._aval = None
+class PrimalTracer(Tracer):
+    """A tracer carrying a primal value and derivative data about it (JVP's tangent, a jet's
+    series, collapsed Taylor mode's coefficients): its type and concrete value are the
+    primal's."""
+    __slots__ = ("primal", "_aval")
 
     @property
     def aval(self):
@@ -52,6 +49,16 @@ class JVPTracer(Tracer):
     def concrete_value(self, op):
         p = self.primal
         return p.concrete_value(op) if isinstance(p, Tracer) else p
+
+
+class JVPTracer(PrimalTracer):
+    __slots__ = ("tangent",)
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+        self._aval = None
 
 
 class JVPTrace(Trace):
