@@ -98,10 +98,12 @@ class AutoProgram(codegen.Compiled):
                 self._finish(None, f"more than {MAX_QUEUED} programs are waiting to compile")
         return out
 
-    def compile_now(self, args):
-        """Compile (on the calling thread) by running the numba program on `args`; switch to
-        it. Returns the numba program, or None if compiling failed."""
-        from . import compile_program
+    def compile_now(self, args, in_child=False):
+        """Compile by running the numba program on `args`; switch to it. Returns the numba
+        program, or None if compiling failed. With `in_child` (the background thread), a
+        compile process compiles it first, and this thread then loads the machine code from
+        the disk cache (see compile_process.py)."""
+        from . import compile_process, compile_program
         from .program import NumbaCompiled
         with self._compiling:
             with self._lock:
@@ -109,13 +111,17 @@ class AutoProgram(codegen.Compiled):
                     return self.numba_program
                 self.state = "compiling"
             try:
+                if in_child and compile_process.usable():
+                    compile_process.compile_in_child(self.closed, self.boundary, args)
                 program = compile_program(self.closed, self.boundary)
                 if not isinstance(program, NumbaCompiled):
                     raise RuntimeError("the numba backend did not generate code for it")
                 program(*args)
             except Exception as e:  # noqa: BLE001 - never a failure: NumPy computes it
+                quiet = compile_process.exiting[0]  # abandoned at exit: nothing to report
                 with self._lock:
-                    self._finish(None, f"{type(e).__name__}: {str(e).strip()[:300]}")
+                    self._finish(None, f"{type(e).__name__}: {str(e).strip()[:300]}",
+                                 logging.DEBUG if quiet else logging.WARNING)
                 return None
             with self._lock:
                 self._finish(program, None)
@@ -180,10 +186,15 @@ def _queue():
 
 
 def _work(q):
+    from . import compile_process
     while True:
-        program, args = q.get()
         try:
-            program.compile_now(args)
+            program, args = q.get(timeout=compile_process.IDLE)
+        except queue.Empty:
+            compile_process.stop()  # nothing to compile: the child need not wait
+            continue
+        try:
+            program.compile_now(args, in_child=True)
         except BaseException:  # noqa: BLE001 - the worker must outlive any one program
             logger.exception("fxad.jit(backend='auto'): the background compile failed")
         finally:
