@@ -6,13 +6,17 @@ NumPy backend's program (generating it takes milliseconds) and then queues the p
 compiling. One daemon thread compiles queued programs one at a time, by running the numba
 program once on a copy of the first call's arguments (Numba compiles each segment for the
 argument types it meets, so running it is what compiles exactly what later calls need; the
-result is thrown away). When that run has finished, later calls go to the compiled program;
-both programs compute the same results (the numba backend's lowerings are exact), so the
-switch changes only speed.
+result is thrown away). The compiling itself happens in a child process when it can
+(compile_process.py: Numba holds the GIL while it compiles, for seconds, which the caller's
+calls would wait for); the child leaves the machine code in the disk cache, and the thread's
+own run then loads it from there. When that run has finished, later calls go to the compiled
+program; both programs compute the same results (the numba backend's lowerings are exact), so
+the switch changes only speed.
 
-Nothing here makes a call wait, and nothing fails a call: a compile that fails leaves the
-NumPy program in place and says so on the `fxad` logger (a WARNING record). Programs with
-effects (callbacks, printing) stay on NumPy, since compiling runs the program once more.
+Nothing here makes a call wait, and nothing fails a call: a compile that fails (here or in
+the child) leaves the NumPy program in place and says so on the `fxad` logger (a WARNING
+record). Programs with effects (callbacks, printing) stay on NumPy, since compiling runs the
+program once more.
 `wait()` compiles now (or waits for a compile under way): `.lower(...).compile()` uses it, and
 the queued entry then finds the work done.
 The queue is bounded (`MAX_QUEUED`): programs queued beyond it stay on NumPy.
@@ -111,12 +115,17 @@ class AutoProgram(codegen.Compiled):
                     return self.numba_program
                 self.state = "compiling"
             try:
-                if in_child and compile_process.usable():
+                child = in_child and compile_process.usable() and \
                     compile_process.compile_in_child(self.closed, self.boundary, args)
                 program = compile_program(self.closed, self.boundary)
                 if not isinstance(program, NumbaCompiled):
                     raise RuntimeError("the numba backend did not generate code for it")
                 program(*args)
+                if child and any(how == "compiled" for _, _, how in program.report.entries):
+                    compile_process.enabled[0] = False
+                    logger.info("fxad.jit(backend='auto'): the disk cache did not hand this "
+                                "process the machine code a compile process made; later "
+                                "programs compile in the background thread")
             except Exception as e:  # noqa: BLE001 - never a failure: NumPy computes it
                 quiet = compile_process.exiting[0]  # abandoned at exit: nothing to report
                 with self._lock:

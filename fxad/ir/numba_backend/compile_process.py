@@ -9,14 +9,15 @@ in a fraction of a second. One child at a time, serving one job at a time (the b
 thread's queue is the only caller); it is started on demand and stopped after `IDLE` seconds
 without a job, when the parent exits (atexit), or by itself when its parent is gone.
 
-The child is `python -m fxad.ir.numba_backend.compile_process`, talking over a
-`multiprocessing` pipe, rather than a `multiprocessing` "spawn" process: spawning re-runs the
-top level of the parent's main script in the child unless the script guards it with
-`if __name__ == "__main__":`, which a user of jit never agreed to.
+The child is a new Python (`sys.executable`, with this process's `sys.path`) running `main`
+and talking over a `multiprocessing` pipe, rather than a `multiprocessing` "spawn" process:
+spawning re-runs the top level of the parent's main script in the child unless the script
+guards it with `if __name__ == "__main__":`, which a user of jit never agreed to.
 """
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import pickle
 import subprocess
@@ -32,6 +33,8 @@ IDLE = 60.0  # seconds without a job before the background thread stops the chil
 enabled = [True]  # False: compile in the background thread (as without a usable disk cache)
 exiting = [False]  # set at exit, when a compile under way is abandoned, not failed
 
+_BOOT = ("import json, sys; sys.path[:] = json.loads(sys.argv[3]); "
+         "from fxad.ir.numba_backend.compile_process import main; main(sys.argv[1:3])")
 _child = {}  # "proc", "conn", "err" (its stderr, a temporary file)
 _lock = threading.Lock()
 
@@ -42,8 +45,9 @@ class ChildFailed(Exception):
 
 def usable():
     """Whether compiles can go to a child: enabled, a POSIX system (the pipe is an inherited
-    file descriptor), and a disk cache the child can write and the parent then read."""
-    if not enabled[0] or os.name != "posix":
+    file descriptor), a Python to start, and a disk cache the child can write and the parent
+    then read."""
+    if not enabled[0] or os.name != "posix" or not sys.executable:
         return False
     from . import cache
     try:
@@ -56,7 +60,8 @@ def usable():
 def compile_in_child(closed, boundary, args):
     """Compile the numba program of `closed` for `args` in the child. Returns True when the
     child compiled it (its machine code is in the disk cache), False when the program or its
-    arguments cannot be pickled (compile it in this process instead); raises ChildFailed."""
+    arguments cannot be pickled, or rebuilt in the child (then compile it in this process);
+    raises ChildFailed."""
     try:
         payload = pickle.dumps((closed, boundary, args), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - e.g. a custom rule's closure: compile in-process
@@ -77,6 +82,8 @@ def compile_in_child(closed, boundary, args):
             _stop()
             raise ChildFailed(f"the compile process exited with code {code}"
                               + (f": {tail}" if tail else "")) from None
+    if status == "foreign":  # e.g. a primitive defined in __main__: compile it here
+        return False
     if status != "ok":
         raise ChildFailed(f"in the compile process: {detail}")
     return True
@@ -92,16 +99,13 @@ def _start():
     from . import cache
     ours, theirs = Pipe()
     err = tempfile.TemporaryFile()
-    # The child imports the same fxad as this process, whatever the working directory.
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
-    path = os.environ.get("PYTHONPATH")
-    env = dict(os.environ, PYTHONPATH=root + (os.pathsep + path if path else ""))
     try:
+        # this process's sys.path, so that the child imports the same fxad and Numba
         proc = subprocess.Popen(
-            [sys.executable, "-m", __name__, str(theirs.fileno()), cache.cache_dir()],
+            [sys.executable, "-c", _BOOT, str(theirs.fileno()), cache.cache_dir(),
+             json.dumps([p for p in sys.path if isinstance(p, str)])],
             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=err, env=env, close_fds=True)
+            stdout=subprocess.DEVNULL, stderr=err, close_fds=True)
     except BaseException:
         ours.close()
         err.close()
@@ -173,15 +177,7 @@ def _serve(conn):
             payload = conn.recv_bytes()
         except (EOFError, OSError):  # the parent closed the pipe (or exited)
             return
-        try:
-            closed, boundary, args = pickle.loads(payload)
-            program = compile_program(closed, boundary)
-            if not isinstance(program, NumbaCompiled):
-                raise RuntimeError("the numba backend did not generate code for it")
-            program(*args)
-            reply = ("ok", [how for _, _, how in program.report.entries])
-        except Exception as e:  # noqa: BLE001 - reported to the parent, which logs it
-            reply = ("error", f"{type(e).__name__}: {str(e).strip()[:300]}")
+        reply = _compile(payload, compile_program, NumbaCompiled)
         del payload
         try:
             conn.send(reply)
@@ -189,14 +185,28 @@ def _serve(conn):
             return
 
 
-def _main(argv):
+def _compile(payload, compile_program, NumbaCompiled):
+    """The reply to one job: ("ok", how each segment compiled), ("foreign", why) when the
+    program cannot be rebuilt here (the parent compiles it itself), or ("error", why)."""
+    try:
+        closed, boundary, args = pickle.loads(payload)
+    except Exception as e:  # noqa: BLE001 - e.g. a primitive defined in the parent's __main__
+        return ("foreign", f"{type(e).__name__}: {str(e).strip()[:300]}")
+    try:
+        program = compile_program(closed, boundary)
+        if not isinstance(program, NumbaCompiled):
+            raise RuntimeError("the numba backend did not generate code for it")
+        program(*args)
+        return ("ok", [how for _, _, how in program.report.entries])
+    except Exception as e:  # noqa: BLE001 - reported to the parent, which logs it
+        return ("error", f"{type(e).__name__}: {str(e).strip()[:300]}")
+
+
+def main(argv):
+    """The child's entry point: `argv` is the pipe's file descriptor and the cache directory."""
     from multiprocessing.connection import Connection
     conn = Connection(int(argv[0]))
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     from . import cache
     cache._dir[0] = argv[1]  # the parent's cache directory, even a temporary one
     _serve(conn)
-
-
-if __name__ == "__main__":
-    _main(sys.argv[1:])
