@@ -115,11 +115,16 @@ class AutoProgram(codegen.Compiled):
                     return self.numba_program
                 self.state = "compiling"
             try:
-                child = in_child and compile_process.usable() and \
-                    compile_process.compile_in_child(self.closed, self.boundary, args)
+                child = in_child and compile_process.usable()
+                if child:
+                    compile_process.start()  # it boots while this thread builds the program
                 program = compile_program(self.closed, self.boundary)
                 if not isinstance(program, NumbaCompiled):
                     raise RuntimeError("the numba backend did not generate code for it")
+                # The module of its segments is on disk now, before the child writes it; its
+                # machine code is compiled there, then loaded here by the run below.
+                child = child and compile_process.compile_in_child(self.closed, self.boundary,
+                                                                   args)
                 program(*args)
                 if child and any(how == "compiled" for _, _, how in program.report.entries):
                     compile_process.enabled[0] = False

@@ -26,11 +26,13 @@ import tempfile
 import threading
 import time
 
-__all__ = ["ChildFailed", "IDLE", "TIMEOUT", "compile_in_child", "enabled", "stop", "usable"]
+__all__ = ["ChildFailed", "IDLE", "TIMEOUT", "compile_in_child", "enabled", "start", "stop",
+           "usable"]
 
 TIMEOUT = 600.0  # seconds one job may take before the child is killed
 IDLE = 60.0  # seconds without a job before the background thread stops the child
-enabled = [True]  # False: compile in the background thread (as without a usable disk cache)
+# False (or FXAD_COMPILE_PROCESS=0): compile in the background thread, as without a disk cache
+enabled = [os.environ.get("FXAD_COMPILE_PROCESS", "1") != "0"]
 exiting = [False]  # set at exit, when a compile under way is abandoned, not failed
 
 _BOOT = ("import json, sys; sys.path[:] = json.loads(sys.argv[3]); "
@@ -87,6 +89,12 @@ def compile_in_child(closed, boundary, args):
     if status != "ok":
         raise ChildFailed(f"in the compile process: {detail}")
     return True
+
+
+def start():
+    """Start the child now (if none is running), without waiting for it to be ready."""
+    with _lock:
+        _start()
 
 
 def _start():
