@@ -76,9 +76,11 @@ def compile_in_child(closed, boundary, args):
                 _stop()
                 raise ChildFailed(f"the compile process took more than {TIMEOUT:.0f} s")
             status, detail = conn.recv()
-        except (EOFError, OSError):  # the child died (or was killed)
-            if exiting[0]:
+        except Exception as e:  # noqa: BLE001 - the child died (or was killed)
+            if exiting[0]:  # the pipe was closed under this thread's feet
                 raise ChildFailed("the process is exiting") from None
+            if not isinstance(e, (EOFError, OSError)):
+                raise
             code = proc.wait()
             tail = _tail(err)
             _stop()
