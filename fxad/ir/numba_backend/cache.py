@@ -157,6 +157,9 @@ class Report:
         return f"<compile report of {self.name}: {'; '.join(parts) or 'not compiled yet'}>"
 
 
+_SAID = {"disk cache": "loaded from the disk cache", "in memory": "found in memory"}
+
+
 class Pending:
     """A segment's first call: compile (or load) and time it, then get out of the way."""
 
@@ -186,6 +189,6 @@ class Pending:
         self.ns[self.name] = self.dispatcher
         if log_compiles[0]:
             print(f"fxad: jit(numba) {self.report.name}: segment {self.index} "
-                  f"{'loaded from the disk cache' if how == 'disk cache' else how} "
+                  f"{_SAID.get(how, how)} "
                   f"in {seconds:.3f} s", file=sys.stderr)
         return out
