@@ -17,12 +17,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import core
 from .core import (_PY_SCALARS, BoundedCache, ShapedArray, Tracer, avals_key, check_output,
                    get_aval)
 from .errors import CompilationWarning, FxadTypeError, FxadValueError
 from .interpreters.named_axes import env_key
 from .ir import numba_backend
 from .ir.numba_backend import background
+from .ir import codegen
 from .ir.codegen import compiled_for
 from .ir.jaxpr import ClosedJaxpr, Jaxpr
 from .ir.staging import stage
@@ -273,8 +275,8 @@ class _Jitted:
         # inputs, so it is checked for well-formedness and otherwise has no effect.
         _as_tuple(donate_argnums, int, "donate_argnums")
         _as_tuple(donate_argnames, str, "donate_argnames")
-        # self.cache: signature -> (program, output tree); self.fast: _fast_key -> (compiled,
-        # output tree). Shared by every jit of the same function with the same options.
+        # self.cache: signature -> (program, output tree); self.fast: _fast_key -> _runner.
+        # Shared by every jit of the same function with the same options.
         self.cache, self.fast = _caches_of(fun, (self.static_argnums, self.static_argnames,
                                                  self._strict, self.backend), self.CACHE_SIZE)
         functools.update_wrapper(self, fun)
@@ -357,10 +359,9 @@ class _Jitted:
             names = env_key()
             if names:
                 key = (names, key)
-            hit = self.fast.get(key)
-            if hit is not None:
-                compiled, out_tree = hit
-                return tree_unflatten(out_tree, [_writeable(o) for o in compiled(*flat)])
+            run = self.fast.peek(key)
+            if run is not None:
+                return run(flat)
         (closed, out_tree), flat = self._prepare(args, kwargs)
         outs = jit_p.bind(*flat, jaxpr=closed, name=getattr(self.fun, "__name__", "jit"),
                           backend=backend)
@@ -368,7 +369,7 @@ class _Jitted:
         # transformation's values (they are passed as extra leading arguments: not cached).
         compiled = closed.cache.get(("compiled", True, backend))
         if fast is not None and len(flat) == len(fast[1]) and compiled is not None:
-            self.fast[key] = (compiled, out_tree)
+            self.fast[key] = _runner(compiled, out_tree)
         return tree_unflatten(out_tree, [_writeable(o) for o in outs])
 
     def lower(self, *args, **kwargs):
@@ -406,6 +407,22 @@ def _fast_key(args):
     The key lists, in order, each container's type and length and each leaf's shape and
     dtype (a Python scalar's type), so it determines the tree and the leaves' avals. The
     leaves are those `_prepare` would pass (NumPy scalars as 0-d arrays)."""
+    key, scalars = [], False
+    for a in args:  # the common call: arrays and scalars, no containers
+        t = type(a)
+        if t is np.ndarray:
+            key.append((a.shape, a.dtype))
+        elif t in _PY_SCALARS:
+            key.append(t)
+        elif isinstance(a, np.generic):
+            key.append(((), a.dtype))
+            scalars = True
+        else:
+            break
+    else:
+        if scalars:
+            return tuple(key), [np.asarray(a) if isinstance(a, np.generic) else a for a in args]
+        return tuple(key), args
     key, leaves = [], []
     return (tuple(key), leaves) if _walk(args, key, leaves, 0) else None
 
@@ -434,6 +451,24 @@ def _walk(xs, key, leaves, depth):
         else:
             return False
     return True
+
+
+def _runner(compiled, out_tree):
+    """The fast path's whole call of a cached program, given the leaves: the program's
+    generated function called directly (its wrapper only adds debug_nans' check, made here
+    too), the results made writeable and put in the output tree (a single result without
+    building a tree). Built once per signature; holds no per-call state."""
+    fn = compiled.fn if type(compiled).__call__ is codegen.Compiled.__call__ else compiled
+
+    if out_tree.num_nodes == 1 and out_tree.num_leaves == 1:  # one array: no tree to build
+        def run(flat):
+            outs = fn(*flat) if core._nan_hook is None else compiled(*flat)
+            return _writeable(outs[0])
+    else:
+        def run(flat):
+            outs = fn(*flat) if core._nan_hook is None else compiled(*flat)
+            return out_tree.unflatten([_writeable(o) for o in outs])
+    return run
 
 
 def _writeable(x):
