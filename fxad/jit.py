@@ -348,20 +348,19 @@ class _Jitted:
     def __call__(self, *args, **kwargs):
         if _state.disabled:
             return self.fun(*args, **kwargs)
-        backend = self.backend or _default["backend"]
-        if backend != "numpy":
-            backend = resolve_backend(backend)
+        requested = self.backend or _default["backend"]
         fast = None if kwargs or self.static_argnums else _fast_key(args)
         if fast is not None:  # arrays, scalars, lists and tuples only: skip pytree flattening
             key, flat = fast
-            if backend != "numpy":
-                key = (backend, key)
+            if requested != "numpy":  # (keyed by the backend asked for: resolved on a miss)
+                key = (requested, key)
             names = env_key()
             if names:
                 key = (names, key)
             run = self.fast.peek(key)
             if run is not None:
                 return run(flat)
+        backend = requested if requested == "numpy" else resolve_backend(requested)
         (closed, out_tree), flat = self._prepare(args, kwargs)
         outs = jit_p.bind(*flat, jaxpr=closed, name=getattr(self.fun, "__name__", "jit"),
                           backend=backend)
