@@ -148,6 +148,7 @@ class Compiled:
 
     def __init__(self, lowered):
         self.lowered = lowered
+        self._fast = None  # _fast_key of a call found to have the lowered signature
 
     def as_text(self):
         return self.lowered.as_text()
@@ -158,6 +159,10 @@ class Compiled:
     def __call__(self, *args, **kwargs):
         low = self.lowered
         jitted, (nums, names) = low._jitted, low._static
+        if self._fast is not None and not kwargs:  # (set only without static arguments)
+            fast = _fast_key(args)
+            if fast is not None and fast[0] == self._fast:  # the lowered signature again
+                return jitted(*args)
         full, it = [], iter(args)
         for i in range(len(args) + len(nums)):
             full.append(nums[i] if i in nums else next(it, _MISSING))
@@ -170,6 +175,10 @@ class Compiled:
             raise FxadTypeError("compiled program called with arguments whose structure, "
                                 "shapes or dtypes differ from those it was lowered for; "
                                 "lower it again for these arguments")
+        if not nums and not names and not kwargs:
+            fast = _fast_key(args)
+            if fast is not None:
+                self._fast = fast[0]
         return jitted(*full, **kwargs)
 
 
@@ -406,6 +415,8 @@ def _fast_key(args):
     The key lists, in order, each container's type and length and each leaf's shape and
     dtype (a Python scalar's type), so it determines the tree and the leaves' avals. The
     leaves are those `_prepare` would pass (NumPy scalars as 0-d arrays)."""
+    if len(args) == 1 and type(args[0]) is np.ndarray:  # the most common call, written out
+        return ((args[0].shape, args[0].dtype),), args
     key, scalars = [], False
     for a in args:  # the common call: arrays and scalars, no containers
         t = type(a)

@@ -629,3 +629,26 @@ def test_fast_path_threads_with_different_signatures(backend):
     for t in ts:
         t.join()
     assert errors == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_compiled_repeat_calls_check_the_lowered_signature(backend):
+    """`.lower(...).compile()` called again with its signature runs the program (as jit's
+    fast path); any other structure, shape, dtype or scalar kind is refused every time,
+    also after calls that passed."""
+    fun = lambda v, s: fnp.sin(v) * s
+    c = fxad.jit(fun, backend=backend).lower(_V32, 2.0).compile()
+    for _ in range(3):
+        for s in (2.0, 0.5):
+            got, want = c(_V32, s), fun(_V32, s)
+            assert got.dtype == want.dtype == np.float32
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+        for bad in [(_V64, 2.0), (_V32[:2], 2.0), (_V32, np.float32(2.0)), (_V32, 2),
+                    ([_V32], 2.0), (_V32,)]:
+            with pytest.raises(fxad.errors.FxadTypeError, match="lower"):
+                c(*bad)
+    k = fxad.jit(lambda v, n: v * n, static_argnums=1, backend=backend).lower(_V64, 3).compile()
+    for _ in range(2):
+        np.testing.assert_array_equal(k(_V64), _V64 * 3)
+        with pytest.raises(fxad.errors.FxadTypeError, match="lowered"):
+            k(_V32)
