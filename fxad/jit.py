@@ -22,10 +22,9 @@ from .core import (_PY_SCALARS, BoundedCache, ShapedArray, Tracer, avals_key, ch
                    get_aval)
 from .errors import CompilationWarning, FxadTypeError, FxadValueError
 from .interpreters.named_axes import env_key
-from .ir import numba_backend
-from .ir.numba_backend import background
-from .ir import codegen
+from .ir import codegen, numba_backend
 from .ir.codegen import compiled_for
+from .ir.numba_backend import background
 from .ir.jaxpr import ClosedJaxpr, Jaxpr
 from .ir.staging import stage
 from .rules.control.call import jit_p
