@@ -214,3 +214,26 @@ def test_a_large_collective_gets_a_task_of_its_own(ex, client):
     step = lambda x: lax.psum(np.tanh(x), "i") * x + lax.pmax(x, "i")  # noqa: E731
     want = pmap(step, "i")(data)
     np.testing.assert_allclose(pmap(step, "i", executor=ex)(D), want, **_TOL)
+
+
+def test_vmap_chunks_maps_where_the_chunks_lie(client):
+    """vmap over a dask.array with uneven chunks, a NumPy mapped argument cut to match, an
+    unmapped one, several outputs and out_axes: lazy dask.arrays equal to vmap's."""
+    from fxad.distributed import vmap_chunks
+    r = np.random.default_rng(10)
+    data, noise, w = r.normal(size=(70, 4)), r.normal(size=(3, 70)), r.normal(size=4)
+    X = da.from_array(data, chunks=(30, 2))
+
+    def per_row(x, e, w):
+        g = grad(lambda w: np.tanh(x @ w) ** 2 + e.sum() * w[0])(w)
+        return g, (x * w).sum()
+    want = vmap(per_row, in_axes=(0, 1, None))(data, noise, w)
+    got = vmap_chunks(per_row, in_axes=(0, 1, None))(X, noise, w)
+    assert all(isinstance(g, da.Array) for g in got)
+    assert got[0].chunks[0] == (30, 30, 10)
+    for g, v in zip(got, want):
+        np.testing.assert_allclose(g.compute(), v, **_TOL)
+    moved = vmap_chunks(lambda x: x * 2.0, out_axes=1)(X)
+    np.testing.assert_allclose(moved.compute(), 2.0 * data.T, **_TOL)
+    with pytest.raises(fxad.errors.FxadValueError, match="no mapped argument is a dask"):
+        vmap_chunks(lambda x: x)(data)
