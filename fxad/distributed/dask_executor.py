@@ -107,8 +107,9 @@ class DaskExecutor:
             p = plan(body, axis_name, where)
             stages = [s for s in p.steps if type(s) is not Exchange]
             try:
-                futures = self.client.scatter([s.program for s in stages] + [p],
-                                              broadcast=True, hash=False)
+                futures = self._scatter_everywhere([s.program for s in stages] + [p])
+            except DistributedError:  # the cluster, not the program
+                raise
             except Exception as e:  # noqa: BLE001  (named: what could not be sent)
                 raise DistributedError(
                     f"{where}: its stages could not be sent to the workers ({type(e).__name__}: "
@@ -117,6 +118,18 @@ class DaskExecutor:
             hit = (p, dict(zip(map(id, stages), futures)), futures[-1])
             body.cache[key] = hit
         return hit
+
+    def _scatter_everywhere(self, values):
+        """Send values to every worker; a connection lost meanwhile (a worker restarting)
+        is retried as often as tasks are."""
+        for attempt in range(self.retries + 1):
+            try:
+                return self.client.scatter(values, broadcast=True, hash=False)
+            except OSError as e:
+                if attempt == self.retries:
+                    raise DistributedError(f"sending values to the workers failed "
+                                           f"({type(e).__name__}: {e}); the caller's values "
+                                           "are unchanged") from e
 
     # --- the step ----------------------------------------------------------------------------
 
@@ -184,7 +197,7 @@ class DaskExecutor:
                 return ("all", ("dep", x.to_delayed().ravel()[0] if x.npartitions == 1 else x))
             x = np.asarray(x)
             if x.nbytes >= _INLINE_BYTES:  # sent once, not once per task
-                return ("all", ("dep", self.client.scatter(x, broadcast=True, hash=False)))
+                return ("all", ("dep", self._scatter_everywhere(x)))
             return ("all", ("lit", x))
         if is_dask_array(x):
             import dask.array as da
