@@ -96,7 +96,6 @@ class DaskExecutor:
         raise DistributedError("a DaskExecutor cannot be pickled (it holds a client); create "
                                "one where it is used")
 
-
     def _plan(self, body, axis_name):
         """The body's plan, with its stage programs (and, for whole steps, the plan itself)
         scattered to every worker (once)."""
@@ -292,7 +291,7 @@ class _Deps:
 
     def bind(self, t):
         kind = t[0]
-        if kind in ("out", "seq", "slice", "chunk", "dep", "rep"):
+        if kind in ("out", "seq", "slice", "chunk", "dep"):
             return (kind, self.index(t[1])) + tuple(t[2:])
         if kind == "parts":
             return ("parts", [self.bind(x) for x in t[1]])

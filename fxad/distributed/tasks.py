@@ -8,7 +8,6 @@ point into the task's dependencies (which Dask substitutes by their values):
 
 - ``("lit", v)``: the same value for every shard;
 - ``("dep", j)``: dependency j itself, the same for every shard (a scattered argument);
-- ``("rep", j, k)``: output k of dependency j's Result, the same for every shard;
 - ``("out", j, k)``: output k of dependency j's Result, one value per shard;
 - ``("seq", j)``: dependency j is the list of the group's shard values (scattered per group);
 - ``("chunk", j)``: dependency j is a dask.array block holding one shard (leading axis 1);
@@ -107,8 +106,6 @@ def value_of(item, deps):
         return item[1]
     if kind == "dep":
         return deps[item[1]]
-    if kind == "rep":
-        return deps[item[1]].outs[item[2]]
     if kind == "chunk":
         return np.squeeze(np.asarray(deps[item[1]]), 0)
     raise AssertionError(f"fxad internal error: a per-shard spec item {kind!r} read as one")
