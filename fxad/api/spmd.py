@@ -10,7 +10,8 @@ import numpy as np
 from ..core import BoundedCache, ShapedArray, Tracer, check_output, get_aval
 from ..errors import FxadValueError
 from ..interpreters.named_axes import check_axis_name, env_key
-from ..rules.collective.spmd import spmd_p, stage_body, varying_outputs
+from ..rules.collective.replication import varying_outputs
+from ..rules.collective.spmd import spmd_p, stage_body
 from ..tree_util import broadcast_prefix, cache_key, tree_flatten, tree_unflatten
 from .common import _check_callable, _is_index, _leaf, _result
 

@@ -28,12 +28,12 @@ from ...interpreters.jvp import Zero
 from ...interpreters.named_axes import axis_frame, batching_key
 from ...interpreters.partial_eval import linearize_jaxpr
 from ...interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined
-from ...ir.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
+from ...ir.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from ...ir.staging import StagingTrace
 from .. import ops
 from ..helpers import broadcast_batched, moveaxis
 
-__all__ = ["spmd_p", "stage_body", "run_in_process", "varying_outputs"]
+__all__ = ["spmd_p", "stage_body", "run_in_process"]
 
 
 class _Replicated:
@@ -81,59 +81,6 @@ def stage_body(fun, in_avals, axis_name, size):
                 j.invars[:1] + [j.constvars[i] for i in lift] + j.invars[1:], j.eqns, j.outvars)
     return ClosedJaxpr(new, [closed.consts[i] for i in keep]), \
         [closed.consts[i] for i in lift]
-
-
-# collectives whose result is the same at every index (without index groups)
-_REPLICATING = frozenset({"psum", "pmax", "pmin", "all_gather"})
-
-
-def _mentions(params, name):
-    """Does a parameter (a nested program, at any depth) refer to the axis `name`?"""
-    stack = list(params.values())
-    while stack:
-        v = stack.pop()
-        if isinstance(v, ClosedJaxpr):
-            v = v.jaxpr
-        if isinstance(v, Jaxpr):
-            for e in v.eqns:
-                names = e.params.get("axis_name")
-                if name in (names if isinstance(names, tuple) else (names,)):
-                    return True
-                stack.extend(e.params.values())
-        elif isinstance(v, (tuple, list)):
-            stack.extend(v)
-    return False
-
-
-def varying_outputs(body, axis_name, in_dims):
-    """Which outputs of a body (index, *args) may differ between indices of its axis: a
-    value varies if it depends on the index, on a mapped argument (`in_dims` not None), or on
-    a collective whose result differs by index; psum, pmax, pmin and all_gather without
-    index groups give every index the same value. A nested spmd body (shard_map's inner mesh
-    axes) is followed; any other nested program that refers to the axis, or any varying
-    input of an equation, makes its outputs varying (conservative)."""
-    return _varying(body.jaxpr, axis_name, [True] + [d is not None for d in in_dims])
-
-
-def _varying(j, axis_name, inputs):
-    varying = {v for v, b in zip(j.invars, inputs) if b}
-
-    def varies(v):
-        return type(v) is not Literal and v in varying
-    for e in j.eqns:
-        names = e.params.get("axis_name") if e.primitive.collective else None
-        if names is not None and axis_name in tuple(names):
-            same = e.primitive.name in _REPLICATING and \
-                e.params.get("axis_index_groups") is None
-            if not same:
-                varying.update(e.outvars)
-        elif e.primitive is spmd_p and e.params["axis_name"] != axis_name:
-            inner = _varying(e.params["body"].jaxpr, axis_name,
-                             [False] + [varies(v) for v in e.invars])
-            varying.update(o for o, b in zip(e.outvars, inner) if b)
-        elif any(map(varies, e.invars)) or _mentions(e.params, axis_name):
-            varying.update(e.outvars)
-    return [varies(v) for v in j.outvars]
 
 
 def _retrace(fun, in_avals, axis_name, size):
