@@ -25,8 +25,7 @@ from .interpreters.named_axes import env_key
 from .ir import codegen, numba_backend
 from .ir.codegen import compiled_for
 from .ir.numba_backend import background
-from .ir.jaxpr import ClosedJaxpr, Jaxpr
-from .ir.staging import stage
+from .ir.staging import lift_tracer_consts, stage
 from .rules.control.call import jit_p
 from .tree_util import cache_key, tree_flatten, tree_unflatten
 
@@ -79,21 +78,6 @@ _default["backend"] = check_backend(os.environ.get("FXAD_JIT_BACKEND") or "numpy
 
 
 # --- the user-facing decorator ----------------------------------------------------------------
-
-def _lift_tracer_consts(closed):
-    """Constants that are tracers of an enclosing transformation (a jitted function that
-    closes over a value being differentiated) become leading arguments, so that
-    transformation sees them flow into the call."""
-    j = closed.jaxpr
-    lift = [i for i, c in enumerate(closed.consts) if isinstance(c, Tracer)]
-    if not lift:
-        return closed, []
-    keep = [i for i in range(len(j.constvars)) if i not in lift]
-    new = Jaxpr([j.constvars[i] for i in keep], [j.constvars[i] for i in lift] + j.invars,
-                j.eqns, j.outvars)
-    return (ClosedJaxpr(new, [closed.consts[i] for i in keep]),
-            [closed.consts[i] for i in lift])
-
 
 class Lowered:
     """What jit runs for one signature: the staged jaxpr (`.jaxpr`), the compiled program
@@ -334,7 +318,7 @@ class _Jitted:
                 kw = dict(d_kw, **{k: kwargs[k] for k in kwargs if k in self.static_argnames})
                 out_leaves, store["out"] = tree_flatten(self.fun(*full, **kw))
                 return [check_output(o, i, "jit") for i, o in enumerate(out_leaves)]
-            closed, lifted = _lift_tracer_consts(stage(flat_fun, avals, name="jit"))
+            closed, lifted = lift_tracer_consts(stage(flat_fun, avals, name="jit"))
             # Closed-over arrays are snapshotted now (JAX's rule): the cached program does
             # not see later in-place changes to them.
             entry = (closed.snapshot(), store["out"])
