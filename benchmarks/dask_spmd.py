@@ -3,12 +3,14 @@
     python benchmarks/dask_spmd.py [--quick] [--skip-memory] [--only=overhead|speedup|memory]
 
   overhead   per-step time of a tiny pmap step (psum of a few numbers) on a LocalCluster of
-             1 and 2 worker processes, for 2, 4 and 8 shards; the in-process executor for
+             1 and 2 worker processes, for 2, 4 and 8 shards, spread over tasks
+             (coalesce=False) and as the executor runs it by default (one task, since the
+             step is tiny); a bare client.submit round trip and the in-process executor for
              comparison (median of 30 steps after 3 warm-up steps)
   speedup    a compute-bound data-parallel gradient step (>= 250 ms of work per shard, 2
-             shards): DaskExecutor on 2 workers against the in-process executor (one
-             process), and the same work in plain NumPy in 1 process against 2 processes
-             (multiprocessing); the ratio of the two speedups
+             shards): DaskExecutor on a LocalCluster of 2 workers against one of 1 worker,
+             and the same gradients in plain NumPy in a multiprocessing pool of 2 processes
+             against a pool of 1; the ratio of the two speedups
   memory     a gradient summed over a dask.array dataset 4x larger than one worker's memory
              limit, made on the workers; the largest resident size any worker reached
 
@@ -63,13 +65,17 @@ def overhead(quick):
     for workers in (1, 2):
         cluster, client = _cluster(workers)
         try:
-            ex = DaskExecutor(client)
-            for shards in (2, 4, 8):
-                x = np.ones((shards, 4))
-                f = fxad.pmap(step, "i", executor=ex)
-                rows.append((f"Dask, {workers} worker(s)", shards, _median_time(lambda: f(x), n)))
+            for coalesce in (False, True):
+                ex = DaskExecutor(client, coalesce=coalesce)
+                for shards in (2, 4, 8):
+                    x = np.ones((shards, 4))
+                    f = fxad.pmap(step, "i", executor=ex)
+                    t = _median_time(lambda: f(x), n)
+                    rows.append((f"Dask, {workers} worker(s), "
+                                 f"{'default' if coalesce else 'coalesce=False'} "
+                                 f"(ran {ex.last_mode})", shards, t))
             rt = _median_time(lambda: client.submit(np.add, 1, 1, pure=False).result(), n)
-            rows.append((f"Dask round trip alone, {workers} worker(s)", 1, rt))
+            rows.append((f"Dask round trip alone (client.submit), {workers} worker(s)", 1, rt))
         finally:
             client.close()
             cluster.close()
@@ -81,7 +87,7 @@ def overhead(quick):
 
 # --- speedup ---------------------------------------------------------------------------------
 
-D, H, B, LAYERS = 512, 512, 1024, 6
+D, H, LAYERS = 512, 512, 6
 
 
 def _params(seed=0):
@@ -110,52 +116,50 @@ def _numpy_grad(ws, x):
     return grads
 
 
-def _numpy_shard(args):
-    ws, x, repeat = args
-    for _ in range(repeat):
-        g = _numpy_grad(ws, x)
-    return g
+def _numpy_shards(args):
+    ws, xs = args
+    return [_numpy_grad(ws, x) for x in xs]
+
+
+def _step(ws, x):
+    return lax.pmean(fxad.grad(_loss)(ws, x), "d")
 
 
 def speedup(quick):
-    repeat = 1 if quick else 3  # repeats of the gradient per shard (work per shard)
+    """The same step on 1 and on 2 worker processes: fxad's pmap on a LocalCluster of 1 and
+    of 2 workers, and the hand-written NumPy gradient in a multiprocessing pool of 1 and of
+    2 processes (each process computing its shards' gradients; the mean is not counted)."""
+    batch = 1024 if quick else 2048  # rows per shard: >= 250 ms of work per shard when quiet
     ws = _params()
-    xs = np.random.default_rng(1).normal(size=(2, B, D))
-
-    def step(ws, x):
-        g = None
-        for _ in range(repeat):
-            g = fxad.grad(_loss)(ws, x)
-        return lax.pmean(g, "d")
-    # fxad: in process (the shards one after another in one process) vs 2 Dask workers
-    local = fxad.pmap(step, "d", in_axes=(None, 0))
-    t_shard = _median_time(lambda: _numpy_shard((ws, xs[0], repeat)), 3, warm=1)
-    t_local = _median_time(lambda: local(ws, xs), 3, warm=1)
-    cluster, client = _cluster(2)
-    try:
-        f = fxad.pmap(step, "d", in_axes=(None, 0), executor=DaskExecutor(client))
-        [client.scatter(ws, broadcast=True)]
-        got = f(ws, xs)
-        np.testing.assert_allclose(got, local(ws, xs), rtol=1e-10)
-        t_dask = _median_time(lambda: f(ws, xs), 5, warm=1)
-    finally:
-        client.close()
-        cluster.close()
-    # plain NumPy: 2 shards in 1 process vs in 2 processes
-    t_np1 = _median_time(lambda: [_numpy_shard((ws, x, repeat)) for x in xs], 3, warm=1)
-    with multiprocessing.get_context("spawn").Pool(2) as pool:
-        pool.map(_numpy_shard, [(ws, x, 1) for x in xs])  # warm the workers
-        t_np2 = _median_time(lambda: pool.map(_numpy_shard, [(ws, x, repeat) for x in xs]), 5,
-                             warm=1)
-    s_fx, s_np = t_local / t_dask, t_np1 / t_np2
+    xs = np.random.default_rng(1).normal(size=(2, batch, D))
+    t_shard = _median_time(lambda: _numpy_grad(ws, xs[0]), 3, warm=1)
+    want = fxad.pmap(_step, "d", in_axes=(None, 0))(ws, xs)
+    t_fx = {}
+    for workers in (1, 2):
+        cluster, client = _cluster(workers)
+        try:
+            f = fxad.pmap(_step, "d", in_axes=(None, 0), executor=DaskExecutor(client))
+            for a, b in zip(f(ws, xs), want):
+                np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-14)
+            t_fx[workers] = _median_time(lambda: f(ws, xs), 5, warm=1)
+        finally:
+            client.close()
+            cluster.close()
+    t_np = {}
+    for procs in (1, 2):
+        with multiprocessing.get_context("spawn").Pool(procs) as pool:
+            work = [(ws, xs[i::procs]) for i in range(procs)]
+            t_np[procs] = _median_time(lambda: pool.map(_numpy_shards, work), 5, warm=1)
+    s_fx, s_np = t_fx[1] / t_fx[2], t_np[1] / t_np[2]
     print("\n## data-parallel gradient step, 2 shards (median s)\n")
-    print(f"work per shard (NumPy floor, one gradient x{repeat}): {t_shard:.3f} s")
+    print(f"work per shard (NumPy floor, one gradient of a {batch} x {D} batch): {t_shard:.3f} s")
     print("| | 1 process | 2 processes | speedup |\n|---|---|---|---|")
-    print(f"| fxad (in process / DaskExecutor, 2 workers) | {t_local:.3f} | {t_dask:.3f} | "
-          f"{s_fx:.2f}x |")
-    print(f"| plain NumPy (1 process / multiprocessing, 2) | {t_np1:.3f} | {t_np2:.3f} | "
+    print(f"| fxad pmap, DaskExecutor (LocalCluster of 1 / of 2 workers) | {t_fx[1]:.3f} | "
+          f"{t_fx[2]:.3f} | {s_fx:.2f}x |")
+    print(f"| plain NumPy (multiprocessing pool of 1 / of 2) | {t_np[1]:.3f} | {t_np[2]:.3f} | "
           f"{s_np:.2f}x |")
-    print(f"\nfxad's speedup is {100 * s_fx / s_np:.0f}% of plain NumPy's")
+    print(f"\nfxad's speedup is {100 * s_fx / s_np:.0f}% of plain NumPy's; fxad on 2 workers "
+          f"takes {t_fx[2] / t_np[2]:.2f}x the time of NumPy on 2 processes")
 
 
 # --- memory ----------------------------------------------------------------------------------

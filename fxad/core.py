@@ -134,12 +134,16 @@ class BoundedCache:
     is one, so none grows without bound and concurrent use never corrupts it. Callers key on
     types, shapes and programs, never on user functions or arrays (which it would keep
     alive)."""
-    __slots__ = ("size", "_data", "_lock")
+    __slots__ = ("size", "_data", "_lock", "peek")
 
     def __init__(self, size=64):
         self.size = size
         self._data = OrderedDict()
         self._lock = threading.Lock()
+        # peek(key, default=None): a read without the lock that does not mark the entry
+        # recently used, for paths that run on every call (a dict read is atomic; a hot
+        # entry dropped as if unused is only rebuilt by the caller's slow path).
+        self.peek = self._data.get
 
     def get(self, key, default=None):
         with self._lock:

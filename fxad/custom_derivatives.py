@@ -23,10 +23,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .core import ShapedArray, Tracer, avals_key, get_aval
+from .core import ShapedArray, Tracer, avals_key, get_aval, trace_stack
 from .errors import FxadTypeError
 from .interpreters.transpose import vjp_flat
-from .ir.staging import stage
+from .ir.jaxpr import eval_jaxpr
+from .ir.staging import lift_tracer_consts, stage
 from .rules.control.custom import custom_jvp_call_p, custom_vjp_call_p
 from .rules.control.custom_linear import linear_call as _linear_call
 from .rules.helpers import unbroadcast
@@ -237,6 +238,7 @@ class custom_jvp:
             _check_like(name, "tangent_out", t_leaves, t_tree,
                         [get_aval(o) for o in out_leaves], out_tree)
             return out_leaves, t_leaves
+        flat_fun.nondiff = nd_vals  # (their tracers may be closed over: see out_avals_of)
         outs = custom_jvp_call_p.bind(*leaves, fun=flat_fun, jvp=flat_jvp, name=name)
         _remember_signature(self, leaves, in_tree, nd_vals, store["out"], outs)
         return tree_unflatten(store["out"], outs)
@@ -330,6 +332,7 @@ class custom_vjp:
                         c = unbroadcast(c, aa)
                     out.append(c)
             return out
+        flat_fun.nondiff = nd_vals  # (their tracers may be closed over: see out_avals_of)
         flat_fwd.owner = self  # forward mode recognizes fwd calling this function again
         outs = custom_vjp_call_p.bind(*leaves, fun=flat_fun, fwd=flat_fwd, bwd=flat_bwd,
                                       name=name)
@@ -352,8 +355,40 @@ def checkpoint(fun: Callable, static_argnums: tuple[int, ...] = ()) -> Callable:
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
+        if trace_stack():  # under a transformation: fun may close over its traced values,
+            # which must not hide in a closure its rules keep (they run later)
+            lifted = _closure_lifted(fun, args, kwargs, f.nondiff_argnums)
+            if lifted is not None:
+                return lifted
         return f(*args, **kwargs)
     return wrapped
+
+
+def _closure_lifted(fun, args, kwargs, static):
+    """checkpoint(fun)(*args) when fun closes over values being traced by an enclosing
+    transformation: fun staged, those values made explicit arguments of a checkpoint of
+    the staged program (so they flow in, and are differentiated, as arguments). None when
+    fun closes over no traced value."""
+    n = len(args)
+    pos = sorted({i % n for i in static if -n <= i < n})
+    dyn = [a for i, a in enumerate(args) if i not in pos]
+    leaves, tree = tree_flatten((dyn, kwargs))
+    store = {}
+
+    def flat(*xs):
+        d, kw = tree_unflatten(tree, list(xs))
+        it = iter(d)
+        full = [args[i] if i in pos else next(it) for i in range(n)]
+        out, store["tree"] = tree_flatten(fun(*full, **kw))
+        return out
+    closed, lifted = lift_tracer_consts(stage(flat, [get_aval(x) for x in leaves],
+                                              name="checkpoint"))
+    if not lifted:
+        return None
+    j, consts = closed.jaxpr, closed.consts
+    g = checkpoint(lambda *zs: eval_jaxpr(j, consts, *zs))
+    g.__name__ = getattr(fun, "__name__", "checkpoint")
+    return tree_unflatten(store["tree"], g(*lifted, *leaves))
 
 
 def _remat_bwd(fun, full, leaves, ct, needed=None):

@@ -17,15 +17,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import core
 from .core import (_PY_SCALARS, BoundedCache, ShapedArray, Tracer, avals_key, check_output,
                    get_aval)
 from .errors import CompilationWarning, FxadTypeError, FxadValueError
 from .interpreters.named_axes import env_key
-from .ir import numba_backend
-from .ir.numba_backend import background
+from .ir import codegen, numba_backend
 from .ir.codegen import compiled_for
-from .ir.jaxpr import ClosedJaxpr, Jaxpr
-from .ir.staging import stage
+from .ir.numba_backend import background
+from .ir.staging import lift_tracer_consts, stage
 from .rules.control.call import jit_p
 from .tree_util import cache_key, tree_flatten, tree_unflatten
 
@@ -79,21 +79,6 @@ _default["backend"] = check_backend(os.environ.get("FXAD_JIT_BACKEND") or "numpy
 
 # --- the user-facing decorator ----------------------------------------------------------------
 
-def _lift_tracer_consts(closed):
-    """Constants that are tracers of an enclosing transformation (a jitted function that
-    closes over a value being differentiated) become leading arguments, so that
-    transformation sees them flow into the call."""
-    j = closed.jaxpr
-    lift = [i for i, c in enumerate(closed.consts) if isinstance(c, Tracer)]
-    if not lift:
-        return closed, []
-    keep = [i for i in range(len(j.constvars)) if i not in lift]
-    new = Jaxpr([j.constvars[i] for i in keep], [j.constvars[i] for i in lift] + j.invars,
-                j.eqns, j.outvars)
-    return (ClosedJaxpr(new, [closed.consts[i] for i in keep]),
-            [closed.consts[i] for i in lift])
-
-
 class Lowered:
     """What jit runs for one signature: the staged jaxpr (`.jaxpr`), the compiled program
     (`.compiled`), its code (`.as_text()`). On the numba backend `.as_text()` also shows the
@@ -146,6 +131,7 @@ class Compiled:
 
     def __init__(self, lowered):
         self.lowered = lowered
+        self._fast = None  # _fast_key of a call found to have the lowered signature
 
     def as_text(self):
         return self.lowered.as_text()
@@ -156,6 +142,10 @@ class Compiled:
     def __call__(self, *args, **kwargs):
         low = self.lowered
         jitted, (nums, names) = low._jitted, low._static
+        if self._fast is not None and not kwargs:  # (set only without static arguments)
+            fast = _fast_key(args)
+            if fast is not None and fast[0] == self._fast:  # the lowered signature again
+                return jitted(*args)
         full, it = [], iter(args)
         for i in range(len(args) + len(nums)):
             full.append(nums[i] if i in nums else next(it, _MISSING))
@@ -168,6 +158,10 @@ class Compiled:
             raise FxadTypeError("compiled program called with arguments whose structure, "
                                 "shapes or dtypes differ from those it was lowered for; "
                                 "lower it again for these arguments")
+        if not nums and not names and not kwargs:
+            fast = _fast_key(args)
+            if fast is not None:
+                self._fast = fast[0]
         return jitted(*full, **kwargs)
 
 
@@ -273,8 +267,8 @@ class _Jitted:
         # inputs, so it is checked for well-formedness and otherwise has no effect.
         _as_tuple(donate_argnums, int, "donate_argnums")
         _as_tuple(donate_argnames, str, "donate_argnames")
-        # self.cache: signature -> (program, output tree); self.fast: _fast_key -> (compiled,
-        # output tree). Shared by every jit of the same function with the same options.
+        # self.cache: signature -> (program, output tree); self.fast: _fast_key -> _runner.
+        # Shared by every jit of the same function with the same options.
         self.cache, self.fast = _caches_of(fun, (self.static_argnums, self.static_argnames,
                                                  self._strict, self.backend), self.CACHE_SIZE)
         functools.update_wrapper(self, fun)
@@ -324,7 +318,7 @@ class _Jitted:
                 kw = dict(d_kw, **{k: kwargs[k] for k in kwargs if k in self.static_argnames})
                 out_leaves, store["out"] = tree_flatten(self.fun(*full, **kw))
                 return [check_output(o, i, "jit") for i, o in enumerate(out_leaves)]
-            closed, lifted = _lift_tracer_consts(stage(flat_fun, avals, name="jit"))
+            closed, lifted = lift_tracer_consts(stage(flat_fun, avals, name="jit"))
             # Closed-over arrays are snapshotted now (JAX's rule): the cached program does
             # not see later in-place changes to them.
             entry = (closed.snapshot(), store["out"])
@@ -346,21 +340,19 @@ class _Jitted:
     def __call__(self, *args, **kwargs):
         if _state.disabled:
             return self.fun(*args, **kwargs)
-        backend = self.backend or _default["backend"]
-        if backend != "numpy":
-            backend = resolve_backend(backend)
+        requested = self.backend or _default["backend"]
         fast = None if kwargs or self.static_argnums else _fast_key(args)
         if fast is not None:  # arrays, scalars, lists and tuples only: skip pytree flattening
             key, flat = fast
-            if backend != "numpy":
-                key = (backend, key)
+            if requested != "numpy":  # (keyed by the backend asked for: resolved on a miss)
+                key = (requested, key)
             names = env_key()
             if names:
                 key = (names, key)
-            hit = self.fast.get(key)
-            if hit is not None:
-                compiled, out_tree = hit
-                return tree_unflatten(out_tree, [_writeable(o) for o in compiled(*flat)])
+            run = self.fast.peek(key)
+            if run is not None:
+                return run(flat)
+        backend = requested if requested == "numpy" else resolve_backend(requested)
         (closed, out_tree), flat = self._prepare(args, kwargs)
         outs = jit_p.bind(*flat, jaxpr=closed, name=getattr(self.fun, "__name__", "jit"),
                           backend=backend)
@@ -368,7 +360,7 @@ class _Jitted:
         # transformation's values (they are passed as extra leading arguments: not cached).
         compiled = closed.cache.get(("compiled", True, backend))
         if fast is not None and len(flat) == len(fast[1]) and compiled is not None:
-            self.fast[key] = (compiled, out_tree)
+            self.fast[key] = _runner(compiled, out_tree)
         return tree_unflatten(out_tree, [_writeable(o) for o in outs])
 
     def lower(self, *args, **kwargs):
@@ -406,6 +398,24 @@ def _fast_key(args):
     The key lists, in order, each container's type and length and each leaf's shape and
     dtype (a Python scalar's type), so it determines the tree and the leaves' avals. The
     leaves are those `_prepare` would pass (NumPy scalars as 0-d arrays)."""
+    if len(args) == 1 and type(args[0]) is np.ndarray:  # the most common call, written out
+        return ((args[0].shape, args[0].dtype),), args
+    key, scalars = [], False
+    for a in args:  # the common call: arrays and scalars, no containers
+        t = type(a)
+        if t is np.ndarray:
+            key.append((a.shape, a.dtype))
+        elif t in _PY_SCALARS:
+            key.append(t)
+        elif isinstance(a, np.generic):
+            key.append(((), a.dtype))
+            scalars = True
+        else:
+            break
+    else:
+        if scalars:
+            return tuple(key), [np.asarray(a) if isinstance(a, np.generic) else a for a in args]
+        return tuple(key), args
     key, leaves = [], []
     return (tuple(key), leaves) if _walk(args, key, leaves, 0) else None
 
@@ -434,6 +444,24 @@ def _walk(xs, key, leaves, depth):
         else:
             return False
     return True
+
+
+def _runner(compiled, out_tree):
+    """The fast path's whole call of a cached program, given the leaves: the program's
+    generated function called directly (its wrapper only adds debug_nans' check, made here
+    too), the results made writeable and put in the output tree (a single result without
+    building a tree). Built once per signature; holds no per-call state."""
+    fn = compiled.fn if type(compiled).__call__ is codegen.Compiled.__call__ else compiled
+
+    if out_tree.num_nodes == 1 and out_tree.num_leaves == 1:  # one array: no tree to build
+        def run(flat):
+            outs = fn(*flat) if core._nan_hook is None else compiled(*flat)
+            return _writeable(outs[0])
+    else:
+        def run(flat):
+            outs = fn(*flat) if core._nan_hook is None else compiled(*flat)
+            return out_tree.unflatten([_writeable(o) for o in outs])
+    return run
 
 
 def _writeable(x):

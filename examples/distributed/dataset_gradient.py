@@ -2,7 +2,9 @@
 
 The dataset is a dask.array made on the workers (nothing of it is ever on the client); each
 chunk is one shard of a pmap run by DaskExecutor: the shard's loss and gradient are computed
-where the chunk lies, and only the (small) per-chunk results come back.
+where the chunk lies, and only the (small) per-chunk results come back. Then the size of
+every example's gradient, by `vmap_chunks` (a vmap over the dask.array's rows, one task per
+chunk), reduced on the cluster: only the largest one comes back.
 
     python examples/distributed/dataset_gradient.py [--smoke]
 """
@@ -12,7 +14,7 @@ import numpy as np
 
 import fxad
 import fxad.numpy as fnp
-from fxad.distributed import DaskExecutor
+from fxad.distributed import DaskExecutor, vmap_chunks
 
 from _cluster import client as make_client
 
@@ -49,6 +51,16 @@ def main(smoke):
             losses, grads = per_chunk(w, X, y)
             grad = grads.sum(0)
         print(f"after descent: loss {losses.sum():.6f}")
+        example_grad = fxad.grad(chunk_loss)  # one row x, one label y: that example's gradient
+        norms = vmap_chunks(lambda w, x, y: fnp.linalg.norm(example_grad(w, x, y)),
+                            in_axes=(None, 0, 0))(w, X.reshape(-1, d), y.reshape(-1))
+        largest = float(norms.max().compute())
+        print(f"largest per-example gradient norm: {largest:.4f}")
+        if smoke:
+            here = fxad.vmap(lambda x, t: fnp.linalg.norm(example_grad(w, x, t)))
+            want = here(X.compute().reshape(-1, d), y.compute().reshape(-1)).max()
+            assert np.isclose(largest, want, rtol=1e-12)
+            print("per-example gradients on the cluster == vmap here")
     finally:
         client.close()
 

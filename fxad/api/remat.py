@@ -29,7 +29,7 @@ from ..interpreters.partial_eval import linearize_jaxpr
 from ..interpreters.transpose import vjp_flat
 from ..ir.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, eval_jaxpr
 from ..ir.simplify import inline_calls, live_eqns
-from ..ir.staging import stage
+from ..ir.staging import lift_tracer_consts, stage
 from ..rules.control.custom import custom_jvp_call_p
 from ..tree_util import cache_key, tree_flatten, tree_unflatten
 from .common import _leaf
@@ -87,9 +87,9 @@ def _with_policy(fun, policy, static):
                              for i, v in enumerate(_fill(fixed, pos, n))], **kw)
             f = _policy_vjp(call, leaves, policy, getattr(fun, "__name__", "checkpoint"))
             frozen = cache_key(tree)
-            if not f._closes_over_tracers and frozen is not None:  # else for this call only
+            if not f._lifted and frozen is not None:  # else for this call only
                 cache[(fixed, key[1], frozen, key[3])] = f
-        outs = f(*leaves)
+        outs = f(*f._lifted, *leaves)
         return tree_unflatten(f._out_tree, outs)
     return wrapped
 
@@ -109,7 +109,10 @@ def _policy_vjp(call, example_leaves, policy, name):
     def flat(*xs):
         out, store["tree"] = tree_flatten(call(*xs))
         return out
-    closed = inline_calls(stage(flat, [get_aval(x) for x in example_leaves], name=name))
+    # values of enclosing transformations the function closes over become leading inputs
+    # (the recorded call must not keep their tracers)
+    closed, lifted = lift_tracer_consts(
+        inline_calls(stage(flat, [get_aval(x) for x in example_leaves], name=name)))
     kept = [e for e in closed.jaxpr.eqns if e.outvars and not e.primitive.effectful
             and policy(e.primitive, *[v.aval for v in e.invars], **e.params)]
     plan = _Plan(closed, kept)
@@ -123,7 +126,7 @@ def _policy_vjp(call, example_leaves, policy, name):
     f.defvjp(fwd, None)
     f._remat = plan.backward
     f._out_tree = store["tree"]
-    f._closes_over_tracers = any(isinstance(c, Tracer) for c in closed.consts)
+    f._lifted = lifted
     f.__name__ = name
     return f
 

@@ -10,6 +10,7 @@ import numpy as np
 from ..core import BoundedCache, ShapedArray, Tracer, check_output, get_aval
 from ..errors import FxadValueError
 from ..interpreters.named_axes import check_axis_name, env_key
+from ..rules.collective.replication import varying_outputs
 from ..rules.collective.spmd import spmd_p, stage_body
 from ..tree_util import broadcast_prefix, cache_key, tree_flatten, tree_unflatten
 from .common import _check_callable, _is_index, _leaf, _result
@@ -61,7 +62,7 @@ def spmd_call(fun, flat, in_dims, out_dims, axis_name, size, executor, cache, ke
     """Run `fun` (flat shard arguments -> (flat shard outputs, aux)) once per index of the
     axis: staged once per signature (kept with its aux in `cache` under `key` and the shard
     avals), bound as an spmd call. `out_dims`: one int for all outputs. Returns (outputs,
-    aux)."""
+    aux, which outputs may differ between indices)."""
     avals = _shard_avals(flat, in_dims)
     key = (key, tuple((a.shape, a.dtype) for a in avals), tuple(in_dims), size, env_key())
     hit = cache.get(key) if cache is not None else None
@@ -72,16 +73,16 @@ def spmd_call(fun, flat, in_dims, out_dims, axis_name, size, executor, cache, ke
             outs, store["aux"] = fun(*a)
             return [check_output(o, i, where) for i, o in enumerate(outs)]
         closed, lifted = stage_body(body, avals, axis_name, size)
-        hit = (closed, store["aux"])
         if lifted:  # closes over an enclosing transformation's values: this call only
             flat, in_dims = lifted + list(flat), [None] * len(lifted) + list(in_dims)
-        elif cache is not None:
+        hit = (closed, store["aux"], varying_outputs(closed, axis_name, in_dims))
+        if not lifted and cache is not None:
             cache[key] = hit
-    body, aux = hit
+    body, aux, varying = hit
     od = (out_dims,) * len(body.out_avals)
     outs = spmd_p.bind(*flat, body=body, axis_name=axis_name, size=size,
                        in_dims=tuple(in_dims), out_dims=od, executor=executor)
-    return outs, aux
+    return outs, aux, varying
 
 
 def _prefix(axes, tree, n, what, where):
@@ -106,8 +107,9 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
     `vmap(fun, in_axes, out_axes, axis_name=axis_name)`; `fxad.distributed.DaskExecutor(client)`
     runs each index as a Dask task. Unlike JAX, the axis size is not limited by a device
     count, and `devices`/`backend`/`donate_argnums` are accepted and ignored. Differentiable
-    (grad of pmap, pmap of grad), batchable and jit-able; out_axes=None is refused (take
-    index 0 of the mapped output instead)."""
+    (grad of pmap, pmap of grad), batchable and jit-able. out_axes=None returns an output
+    unmapped: allowed where fxad can tell the output is the same at every index (computed
+    from unmapped arguments and psum/pmax/pmin/all_gather results), refused otherwise."""
     _check_callable("pmap", fun)
     if global_arg_shapes is not None:
         raise FxadValueError("pmap: global_arg_shapes is not supported (JAX removed it too)")
@@ -168,15 +170,20 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
             full = [args[i] if i in st else next(d_it) for i in range(len(args))]
             return tree_flatten(fun(*full))
         key = (tuple((i, type(args[i]), args[i]) for i in st), cache_key(in_tree) or in_tree)
-        outs, out_tree = spmd_call(body, flat, norm, 0, name, n, executor,
+        outs, out_tree, varying = spmd_call(body, flat, norm, 0, name, n, executor,
                                    cache if cache_key(in_tree) is not None else None, key,
                                    "pmap")
         oax = _prefix(out_axes, tree_unflatten(out_tree, outs), len(outs), "out_axes", "pmap")
         res = []
-        for o, a in zip(outs, oax):
-            if a is None:
-                raise FxadValueError("pmap out_axes=None is not supported: take index 0 of "
-                                     "the mapped output (out_axes=0) instead")
+        for j, (o, a, v) in enumerate(zip(outs, oax, varying)):
+            if a is None:  # unmapped: the same at every index, so index 0's
+                if v:
+                    raise FxadValueError(
+                        f"pmap out_axes=None for output leaf {j}, which may differ between "
+                        f"indices of the axis: map it (out_axes=0), or make it the same "
+                        f"everywhere with psum/pmean/pmax/pmin/all_gather over the axis")
+                res.append(_index0(o))
+                continue
             nd = len(_aval(o).shape)
             if not _is_index(a) or not -nd <= a < nd:
                 raise FxadValueError(f"pmap out_axes value {a!r} is out of range for an "
@@ -209,8 +216,10 @@ def shard_map(f: Callable, mesh: Any = None, in_specs: Any = None, out_specs: An
     named by mesh axes is cut into that many blocks, the first named axis major), `f` sees
     one block of each and may call collectives over the mesh axes; each output is assembled
     from the blocks as its spec in `out_specs` says. Over mesh axes an output spec does not
-    name, the output must be the same in every shard: fxad takes the first shard's (JAX
-    checks this statically with check_rep/check_vma; fxad does not). A Mesh names logical
+    name, the output must be the same in every shard, which is checked when the body is
+    staged (as JAX's check_rep/check_vma: an output that may vary, i.e. not computed from
+    replicated arguments and psum/pmax/pmin/all_gather results, is refused; with
+    check_vma=False or check_rep=False the first shard's value is taken). A Mesh names logical
     shards, so their number is not limited by devices. `executor` as for pmap (a distributed
     executor runs the shards of the first mesh axis as its tasks; the other axes run inside
     them). Differentiable, batchable and jit-able."""
@@ -249,10 +258,20 @@ def shard_map(f: Callable, mesh: Any = None, in_specs: Any = None, out_specs: An
             nm = axes[k]
             dims = [0 if nm in p else None for p in present]
             rest = [[a for a in p if a != nm] for p in present]
-            outs, aux = spmd_call(lambda *ls: level(k + 1, ls, rest), list(leaves), dims, 0,
-                                  nm, sizes[nm], executor if k == 0 else None,
-                                  cache, (k, cache_key(in_tree) or in_tree), "shard_map")
+            outs, aux, varying = spmd_call(
+                lambda *ls: level(k + 1, ls, rest), list(leaves), dims, 0, nm, sizes[nm],
+                executor if k == 0 else None, cache, (k, cache_key(in_tree) or in_tree),
+                "shard_map")
             named = [{a for _, names in parts for a in names} for parts in aux[1]]
+            for j, (nmd, v) in enumerate(zip(named, varying)):
+                if v and nm not in nmd and check_rep and check_vma:
+                    raise FxadValueError(
+                        f"shard_map: output leaf {j} may differ between the shards of mesh "
+                        f"axis {nm!r}, but its out_specs entry does not name {nm!r} (which "
+                        f"says it is the same in every shard): name {nm!r} in its "
+                        f"PartitionSpec, or make it the same everywhere with psum/pmean/"
+                        f"all_gather over {nm!r}; check_vma=False takes the first shard's "
+                        "value unchecked")
             return [o if nm in nmd else _index0(o) for o, nmd in zip(outs, named)], aux
         outs, (tree, parts, shapes) = level(0, blocks, present)
         res = [_from_blocks(o, p, s, sizes, axes) for o, p, s in zip(outs, parts, shapes)]

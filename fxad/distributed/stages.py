@@ -13,7 +13,7 @@ from ..ir.jaxpr import ClosedJaxpr, Jaxpr, Literal
 from ..ir.simplify import inline_calls
 from ..ir.staging import stage
 
-__all__ = ["Plan", "plan", "run_stage", "run_collective", "combine", "shard_of"]
+__all__ = ["Plan", "plan", "run_stage", "run_collective", "shard_of"]
 
 
 class Stage:
@@ -63,24 +63,32 @@ def plan(body, axis_name, where):
     error says so."""
     closed = inline_calls(body)
     j, consts = closed.jaxpr, dict(zip(closed.jaxpr.constvars, closed.consts))
-    pieces, current = [], []
+    # Each equation goes to the earliest stage its inputs allow: a value's level is the number
+    # of collectives on its longest chain of inputs. Stage k holds the level-k equations;
+    # after it, every collective of a level-k operand runs, in one round (independent
+    # collectives, such as a pmean of each of a model's gradients, do not wait for each other).
+    level, stages, rounds = {}, {}, {}
     for e in j.eqns:
+        k = max((level.get(v, 0) for v in e.invars if type(v) is not Literal), default=0)
         if e.primitive.collective:
             if tuple(e.params["axis_name"]) != (axis_name,):
                 raise DistributedError(
                     f"{where}: {e.primitive.name} over {e.params['axis_name']!r} mixes the "
                     f"distributed axis {axis_name!r} with other axes; apply it once per axis")
-            pieces.append(current)
-            pieces.append(e)
-            current = []
+            rounds.setdefault(k, []).append(e)
+            level.update((v, k + 1) for v in e.outvars)
             continue
         if _holds_axis(e.params, axis_name):
             raise DistributedError(
                 f"{where}: a collective over the distributed axis {axis_name!r} inside "
                 f"'{e.primitive.name}' cannot run between stages; move it out of the "
                 "loop/branch/custom rule, or run this map in process (executor=None)")
-        current.append(e)
-    pieces.append(current)
+        stages.setdefault(k, []).append(e)
+        level.update((v, k) for v in e.outvars)
+    pieces = []
+    for k in range(max([0, *stages, *rounds]) + 1):
+        pieces.append(stages.get(k, []))
+        pieces.extend(rounds.get(k, []))
     # liveness: what each stage needs from before and must keep for later
     needed_later = [set() for _ in pieces]
     live = {v for v in j.outvars if type(v) is not Literal}
@@ -168,18 +176,6 @@ def run_collective(prim, params, axis_name, size, label, *shards):
         return [np.array(out[i]) for i in range(size)]
     except Exception as e:  # noqa: BLE001
         raise DistributedError(f"{label} failed: {type(e).__name__}: {e}") from e
-
-
-_COMBINE = {"psum": np.add, "pmax": np.maximum, "pmin": np.minimum}
-
-
-def combine(name, a, b):
-    """One node of a tree reduction (psum, pmax, pmin without index groups)."""
-    return _COMBINE[name](a, b)
-
-
-def tree_reducible(eqn):
-    return eqn.primitive.name in _COMBINE and eqn.params.get("axis_index_groups") is None
 
 
 def shard_of(x, i, d):

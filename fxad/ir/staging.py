@@ -80,3 +80,19 @@ def stage(fun, in_avals, name="make_jaxpr"):
         args = [trace.new_arg(a) for a in in_avals]
         outs = fun(*args)
         return trace.to_jaxpr(outs)
+
+
+def lift_tracer_consts(closed):
+    """Constants of a staged program that are tracers of an enclosing transformation become
+    its leading inputs: returns (program, those tracers). A Python function kept in a
+    recorded equation must not hold such a tracer (it is dead when the equation runs); the
+    program with the tracers passed in does not."""
+    j = closed.jaxpr
+    lift = [i for i, c in enumerate(closed.consts) if isinstance(c, Tracer)]
+    if not lift:
+        return closed, []
+    keep = [i for i in range(len(j.constvars)) if i not in lift]
+    new = Jaxpr([j.constvars[i] for i in keep], [j.constvars[i] for i in lift] + j.invars,
+                j.eqns, j.outvars)
+    return (ClosedJaxpr(new, [closed.consts[i] for i in keep]),
+            [closed.consts[i] for i in lift])

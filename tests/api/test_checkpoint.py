@@ -307,3 +307,46 @@ def test_saved_residuals_say_what_each_policy_keeps(case, capsys):
     fxad.print_saved_residuals(f, *_WS)
     lines = capsys.readouterr().out.splitlines()
     assert lines == [f"{a.str_short()} {o}" for a, o in saved]
+
+
+# --- closures over traced values ---------------------------------------------------------------
+# A checkpointed function that closes over a value an enclosing transformation traces (a
+# jitted argument, a value being differentiated, a mapped shard) used to fail (the value's
+# tracer, kept in the recorded call, was dead when the call ran): the value is now an
+# argument of the checkpoint, so it flows, and is differentiated, like one.
+
+def _closing(policy, static=False):
+    if static:
+        return lambda x, w: fxad.checkpoint(lambda h, k: fnp.sin(h * x) * x ** k,
+                                            policy=policy, static_argnums=1)(w, 2)
+    return lambda x, w: fxad.checkpoint(lambda h: fnp.sin(h * x) * x, policy=policy)(w)
+
+
+def _plain(static=False):
+    return (lambda x, w: fnp.sin(w * x) * x ** 2) if static else \
+        (lambda x, w: fnp.sin(w * x) * x)
+
+
+CLOSURES = [(None, False), (fxad.checkpoint_policies.dots_saveable, False),
+            (fxad.checkpoint_policies.nothing_saveable, False), (None, True),
+            (fxad.checkpoint_policies.everything_saveable, True)]
+
+
+@pytest.mark.parametrize("policy,static", CLOSURES)
+def test_closure_over_traced_values(policy, static):
+    x, w = np.array([1.0, 2.0, -0.5]), np.array([0.5, -1.5, 0.25])
+    f, ref = _closing(policy, static), _plain(static)
+    loss = lambda g: lambda x, w: fnp.sum(g(x, w) ** 2)  # noqa: E731
+    close(fxad.jit(f)(x, w), ref(x, w))
+    for outer in (lambda h: h, fxad.jit):
+        for want, got in zip(fxad.grad(loss(ref), (0, 1))(x, w),
+                             outer(fxad.grad(loss(f), (0, 1)))(x, w)):
+            close(got, want)
+        for want, got in zip(fxad.grad(loss(ref), (0, 1))(x, w),
+                             fxad.grad(outer(loss(f)), (0, 1))(x, w)):
+            close(got, want)
+    close(fxad.hessian(fxad.jit(loss(f)))(x, w), fxad.hessian(loss(ref))(x, w))
+    close(fxad.hessian(loss(f), 1)(x, w), fxad.hessian(loss(ref), 1)(x, w))
+    X = np.stack([x, 2 * x, -x])
+    close(fxad.vmap(fxad.jit(f), (0, None))(X, w), fxad.vmap(ref, (0, None))(X, w))
+    close(fxad.pmap(f, "i", in_axes=(0, None))(X, w), fxad.vmap(ref, (0, None))(X, w))

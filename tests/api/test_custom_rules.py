@@ -838,3 +838,43 @@ def test_stop_gradient_pytree_and_vmap():
     g = fxad.grad(lambda x: fnp.sum(fxad.stop_gradient(x) * x))(X)
     close(g, X)
     close(fxad.vmap(fxad.grad(lambda x: fxad.stop_gradient(x ** 2) * x))(X), X ** 2)
+
+
+# --- a rule's function closing over a traced value -------------------------------------------
+# Under a staged transformation the call is recorded with the user's function; a traced value
+# it closes over was dead when the call ran (jit) or was taken for a constant, its derivative
+# silently zero (jit of grad with respect to that value). Both are refused now, with the fix;
+# where the value lives on (an outer jit's argument, eager grad) the call works as before.
+
+def _closing(kind, x):
+    if kind == "jvp":
+        @fxad.custom_jvp
+        def f(w):
+            return fnp.sin(w * x)
+
+        @f.defjvp
+        def f_jvp(p, t):
+            return fnp.sin(p[0] * x), fnp.cos(p[0] * x) * x * t[0]
+        return f
+
+    @fxad.custom_vjp
+    def g(w):
+        return fnp.sin(w * x)
+    g.defvjp(lambda w: (fnp.sin(w * x), w), lambda w, ct: (fnp.cos(w * x) * x * ct,))
+    return g
+
+
+@pytest.mark.parametrize("kind", ["jvp", "vjp"])
+def test_rule_closing_over_a_traced_value(kind):
+    x, w = np.array([1.0, 2.0, -0.5]), np.array([0.5, -1.5, 0.25])
+    loss = lambda x, w: fnp.sum(_closing(kind, x)(w))  # noqa: E731
+    ref = lambda x, w: fnp.sum(fnp.sin(w * x))  # noqa: E731
+    for got, want in [(fxad.grad(loss, 1)(x, w), fxad.grad(ref, 1)(x, w)),
+                      (fxad.jit(fxad.grad(loss, 1))(x, w), fxad.grad(ref, 1)(x, w)),
+                      (fxad.grad(loss, 0)(x, w), fxad.grad(ref, 0)(x, w))]:
+        close(got, want)
+    for call in (lambda: fxad.jit(loss)(x, w), lambda: fxad.jit(fxad.grad(loss, 0))(x, w),
+                 lambda: fxad.grad(fxad.jit(loss), 1)(x, w)):
+        with pytest.raises(fxad.errors.FxadTypeError, match="closes over a value that a "
+                           "transformation traces.*Pass the value as an argument"):
+            call()

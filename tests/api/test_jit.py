@@ -5,7 +5,9 @@ rule-table row runs under jit in its own table (tests/rules/common.py's jit chec
 Expected values always come from un-jitted fxad or from NumPy, never from jit itself."""
 import ast
 import functools
+import importlib.util
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -494,3 +496,159 @@ def test_string_leaves_are_refused_with_the_fix():
     with pytest.raises(TypeError, match="static_argnums"):
         fxad.jit(lambda s, x: x)("a", 1.0)
     assert fxad.jit(lambda s, x: x * len(s), static_argnums=0)("ab", 1.5) == 3.0
+
+
+# --- the repeat-call fast path: what must miss it, what it must keep ------------------------------
+
+# backend="numba" where Numba is installed (its programs take the same fast path)
+BACKENDS = ["numpy"] + (["numba"] if importlib.util.find_spec("numba") else [])
+_V64 = np.linspace(-1.0, 1.0, 6)
+_V32 = _V64.astype(np.float32)
+_M = np.arange(12.0).reshape(3, 4) / 7.0
+_READONLY = _V64.copy()
+_READONLY.flags.writeable = False
+
+# name -> (f, the calls' argument tuples in order, how many signatures they make)
+FAST_PATH_CASES = {
+    "new dtype": (lambda v: fnp.sin(v) * 2.0,
+                  [(_V64,), (_V32,), (_V64.astype(np.int32),), (_V64,)], 3),
+    "new shape": (lambda v: fnp.sin(v) * 2.0, [(_V64,), (_V64[:4],), (_V64[None],)], 3),
+    "weak Python scalar vs array": (lambda v, s: v * s,
+                                    [(_V32, 2.0), (_V32, np.float64(2.0)),
+                                     (_V32, np.asarray(2.0)), (_V32, 2), (_V32, True)], 4),
+    "Python scalar argument types": (lambda s: fnp.cos(s * 1.0),
+                                     [(0.5,), (1,), (np.float32(0.5),), (0.25,)], 3),
+    "layouts of one signature": (lambda m: fnp.tanh(m) @ m.T + 1.0,
+                                 [(_M,), (np.asfortranarray(_M),), (_M[:, ::-1],),
+                                  (np.broadcast_to(_M[0], (3, 4)),)], 1),
+    "read-only and strided inputs": (lambda v: fnp.exp(v) - v,
+                                     [(_V64,), (_READONLY,), (_V64[::-1].copy(),)], 1),
+    "pytree argument": (lambda d: d["a"] * fnp.cos(d["b"]),
+                        [({"a": _V64, "b": 0.5},), ({"a": _V64, "b": np.float64(0.5)},),
+                         ({"a": _V32, "b": 0.5},), ({"a": _V64 * 2, "b": 0.25},)], 3),
+    "nested lists": (lambda p: p[0][0] * p[1] + p[0][1],
+                     [([(_V64, _V64), 2.0],), ([[_V64, _V64], 2.0],), ([(_V64, _V64), 3.0],)],
+                     2),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", FAST_PATH_CASES)
+def test_fast_path_misses_where_the_signature_changes(name, backend):
+    """Each call, first and repeated (the fast path), gives eager f's values and dtype; a
+    new dtype, shape, weak or strong scalar, or tree stages again, and a new layout or new
+    values of one signature does not."""
+    fun, calls, signatures = FAST_PATH_CASES[name]
+    f, traces = _counting(fun)
+    jf = fxad.jit(f, backend=backend)
+    for _ in range(2):
+        for args in calls:
+            got, want = jf(*args), fun(*args)
+            g, w = leaves(got), leaves(want)
+            assert [(a.shape, a.dtype) for a in g] == [(a.shape, a.dtype) for a in w], args
+            for a, b in zip(g, w):
+                np.testing.assert_allclose(a, b, rtol=1e-6 if a.dtype == np.float32 else 1e-14)
+    assert len(traces) == signatures
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fast_path_new_static_value_stages_again(backend):
+    f, traces = _counting(lambda v, n: fnp.sin(v) ** n)
+    jf = fxad.jit(f, static_argnums=1, backend=backend)
+    for _ in range(2):
+        for n in (2, 3, 2.0):
+            np.testing.assert_allclose(jf(_V64, n), np.sin(_V64) ** n, rtol=1e-14)
+    assert len(traces) == 3  # 2 and 2.0 are different static values
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fast_path_results_own_their_memory(backend):
+    """Results on the fast path are fresh and writeable: writing into one changes neither
+    the input, nor what fxad keeps, nor a later result; an input changed in place after a
+    call changes the next result only."""
+    c = np.arange(3.0)
+    progs = {"identity": lambda x: x, "constant": lambda x: (x * 0.0, c),
+             "broadcast view": lambda x: fnp.broadcast_to(x, (2, 3)),
+             "read-only view of a result": lambda x: fnp.broadcast_to(x * 2.0, (2, 3)),
+             "tree of results": lambda x: {"a": x.T, "b": [x[0], fnp.sum(x)]}}
+    for name, fun in progs.items():
+        jf = fxad.jit(fun, backend=backend)
+        x = np.arange(3.0) + 1.0
+        first = jf(x)
+        for _ in range(2):
+            out = jf(x)
+            for o in leaves(out):
+                assert not np.shares_memory(o, x) and not np.shares_memory(o, c), name
+            for o in tree_flatten(out)[0]:
+                if isinstance(o, np.ndarray):
+                    assert o.flags.writeable, name
+                    o[...] = -5.0
+        x[0] = 10.0  # the input changed in place: the next call sees it, earlier results not
+        assert_tree_close(jf(x), fun(x), name)
+        assert_tree_close(first, fun(np.arange(3.0) + 1.0), name)
+        np.testing.assert_array_equal(c, np.arange(3.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fast_path_keeps_debug_nans_and_disable_jit(backend):
+    f, traces = _counting(lambda x: fnp.log(x) * 2.0)
+    jf = fxad.jit(f, backend=backend)
+    ok = np.array([1.0, 2.0])
+    jf(ok), jf(ok)  # the fast path holds this signature now
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(jf(np.array([-1.0, 2.0]))[0])
+        with fxad.debug_nans(), pytest.raises(FloatingPointError, match="'log'"):
+            jf(np.array([-1.0, 2.0]))
+    with fxad.disable_jit():
+        np.testing.assert_allclose(jf(ok), np.log(ok) * 2.0, rtol=1e-15)
+    assert len(traces) == 2  # the one trace, and the eager call under disable_jit
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fast_path_threads_with_different_signatures(backend):
+    """Threads calling one jitted function with different dtypes and shapes at once each
+    get their own signature's result."""
+    fun = lambda v, s: fnp.tanh(v) * s
+    jf = fxad.jit(fun, backend=backend)
+    inputs = [(_V64, 2.0), (_V32, 2.0), (_V64[:3], np.float64(3.0)), (_M, 0.5)]
+    for args in inputs:
+        jf(*args)  # (compiled before the threads start)
+    errors = []
+
+    def work(args):
+        want = fun(*args)
+        for _ in range(200):
+            got = jf(*args)
+            if got.dtype != want.dtype or got.shape != want.shape or \
+                    not np.allclose(got, want, rtol=1e-6, atol=0):
+                errors.append((args, got))
+                return
+    ts = [threading.Thread(target=work, args=(a,)) for a in inputs * 2]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert errors == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_compiled_repeat_calls_check_the_lowered_signature(backend):
+    """`.lower(...).compile()` called again with its signature runs the program (as jit's
+    fast path); any other structure, shape, dtype or scalar kind is refused every time,
+    also after calls that passed."""
+    fun = lambda v, s: fnp.sin(v) * s
+    c = fxad.jit(fun, backend=backend).lower(_V32, 2.0).compile()
+    for _ in range(3):
+        for s in (2.0, 0.5):
+            got, want = c(_V32, s), fun(_V32, s)
+            assert got.dtype == want.dtype == np.float32
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+        for bad in [(_V64, 2.0), (_V32[:2], 2.0), (_V32, np.float32(2.0)), (_V32, 2),
+                    ([_V32], 2.0), (_V32,)]:
+            with pytest.raises(fxad.errors.FxadTypeError, match="lower"):
+                c(*bad)
+    k = fxad.jit(lambda v, n: v * n, static_argnums=1, backend=backend).lower(_V64, 3).compile()
+    for _ in range(2):
+        np.testing.assert_array_equal(k(_V64), _V64 * 3)
+        with pytest.raises(fxad.errors.FxadTypeError, match="lowered"):
+            k(_V32)

@@ -101,7 +101,7 @@ def test_staged_once_per_signature():
     (lambda: pmap(lambda x: lax.psum(x, "i"))(np.ones((2, 3))), UnboundAxisError,
      "unbound axis name 'i'"),
     (lambda: pmap(lambda x: x, "i", out_axes=None)(np.ones((2, 3))), FxadValueError,
-     "out_axes=None"),
+     "out_axes=None for output leaf 0, which may differ"),
     (lambda: pmap(lambda: 1.0)(), FxadValueError, "axis_size"),
     (lambda: pmap(lambda x, s: x * s, static_broadcasted_argnums=2)(np.ones((2, 3)), 2.0),
      FxadValueError, r"static_broadcasted_argnums \[2\] out of range"),
@@ -203,3 +203,81 @@ def test_dask_executor_without_the_extra_says_what_to_install(monkeypatch):
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(DistributedError, match=r"pip install 'fxad\[distributed\]'"):
         DaskExecutor()
+
+
+# --- replicated outputs: pmap(out_axes=None) and shard_map's unnamed out_specs axes -----------
+
+X3 = np.random.default_rng(9).normal(size=(3, 2))
+PERM3 = ((0, 1), (1, 2), (2, 0))
+
+# (per-index function of (x, w), is its output the same at every index?)
+REPLICATION = [
+    (lambda x, w: lax.psum(x, "i"), True),
+    (lambda x, w: lax.pmax(x, "i") * w + lax.all_gather(x, "i").sum(0), True),
+    (lambda x, w: np.sin(lax.pmean(x * w, "i")) + w, True),
+    (lambda x, w: w * 2.0, True),
+    (lambda x, w: lax.axis_size("i") * w, True),
+    (lambda x, w: lax.psum(x, "i") + x, False),
+    (lambda x, w: lax.ppermute(lax.psum(x, "i"), "i", PERM3), False),
+    (lambda x, w: lax.axis_index("i") * w, False),
+    (lambda x, w: lax.psum_scatter(lax.all_gather(x, "i"), "i"), False),
+    (lambda x, w: lax.fori_loop(0, 2, lambda k, c: c + lax.psum(x, "i"), w), True),  # hoisted
+    (lambda x, w: lax.fori_loop(0, 2, lambda k, c: lax.psum(c, "i"), w), True),
+    # data-parallel descent inside the map: the carry stays replicated
+    (lambda x, w: lax.fori_loop(0, 3, lambda k, c: c - 0.1 * lax.pmean(x * c, "i"), w), True),
+    (lambda x, w: lax.fori_loop(0, 3, lambda k, c: c - 0.1 * x * c, w), False),
+    (lambda x, w: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, lax.psum(c[1] * x, "i")),
+                                 (0, w))[1], True),
+    (lambda x, w: lax.while_loop(lambda c: c.sum() < 10.0 + x.sum(), lambda c: c + 1.0, w),
+     False),  # shards may loop different numbers of times
+    (lambda x, w: lax.cond(w.sum() > 0, lambda: lax.psum(x, "i"), lambda: w), True),
+    (lambda x, w: lax.cond(x.sum() > 0, lambda: w, lambda: 2.0 * w), False),
+    (lambda x, w: jit(lambda w: lax.pmean(w * x, "i"))(w), True),
+    (lambda x, w: fxad.checkpoint(lambda w: lax.pmean(np.sin(w * x), "i"))(w), False),  # opaque
+]
+_STAGED_WHILE = {k for k, (f, _) in enumerate(REPLICATION) if "while_loop" in
+                 f.__code__.co_names}
+
+
+@pytest.mark.parametrize("k", range(len(REPLICATION)))
+def test_pmap_out_axes_none_takes_a_replicated_output(k):
+    """Accepted exactly where the output is the same at every index (then: index 0 of the
+    mapped result, in every mode); refused with an error otherwise (never one shard's value
+    passed off as everyone's). Loops, branches and staged calls are followed; a custom
+    rule's function is opaque, so the checkpoint case is refused (conservative)."""
+    f, same = REPLICATION[k]
+    w = np.array([0.5, -1.5])
+    mapped = pmap(f, "i", in_axes=(0, None))
+    unmapped = pmap(f, "i", in_axes=(0, None), out_axes=None)
+    if not same:
+        with pytest.raises(FxadValueError, match="out_axes=None for output leaf 0"):
+            unmapped(X3, w)
+        return
+    full = mapped(X3, w)
+    np.testing.assert_array_equal(full, np.broadcast_to(full[0], full.shape))
+    np.testing.assert_allclose(unmapped(X3, w), full[0], **_TOL)
+    np.testing.assert_allclose(jit(unmapped)(X3, w), full[0], **_TOL)
+    if k in _STAGED_WHILE:  # no reverse mode through a staged while_loop (its trip count)
+        return
+    g = grad(lambda X, w: (unmapped(X, w) ** 2).sum(), argnums=(0, 1))(X3, w)
+    want = grad(lambda X, w: (mapped(X, w)[0] ** 2).sum(), argnums=(0, 1))(X3, w)
+    for a, b in zip(g, want):
+        np.testing.assert_allclose(a, b, **_TOL)
+
+
+def test_shard_map_checks_replicated_out_specs():
+    """An out spec that leaves a mesh axis out says the output is the same on it: checked
+    per mesh axis when staged (psum over both axes inside the inner axis counts); refused
+    with the axis named; check_vma=False takes the first shard unchecked, as before."""
+    sm = lambda f, spec, **kw: shard_map(f, mesh=MESH, in_specs=P("x", "y"),  # noqa: E731
+                                         out_specs=spec, **kw)(A)
+    np.testing.assert_allclose(sm(lambda a: lax.psum(a, ("x", "y")), P()),
+                               _blocks(A).sum((0, 1)), **_TOL)
+    np.testing.assert_allclose(sm(lambda a: lax.psum(a, "x"), P(None, "y")),
+                               _blocks(A).sum(0).transpose(1, 0, 2).reshape(2, 6), **_TOL)
+    with pytest.raises(FxadValueError, match="mesh axis 'y'"):
+        sm(lambda a: lax.psum(a, "x"), P())
+    with pytest.raises(FxadValueError, match="mesh axis 'x'"):
+        sm(lambda a: a * 2.0, P(None, "y"))
+    np.testing.assert_allclose(sm(lambda a: a * 2.0, P(None, "y"), check_vma=False),
+                               2.0 * A[:2], **_TOL)

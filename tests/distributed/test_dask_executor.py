@@ -162,3 +162,78 @@ def test_executor_and_transformations_pickle():
     X = _inputs((3,), 2)
     p = pmap(lambda x: lax.psum(x, "i"), "i")
     np.testing.assert_allclose(pickle.loads(cloudpickle.dumps(p))(X), p(X))
+
+
+def test_a_tiny_step_runs_as_one_task_with_the_same_numbers(client, monkeypatch):
+    """A step that computes next to nothing runs spread once, then as one task (the same
+    functions: bit for bit the same values); coalesce=False keeps it spread; a step that
+    grows slow is spread again on its next call."""
+    import fxad.distributed.dask_executor as de
+    monkeypatch.setattr(de, "TINY", 0.05)  # robust to a loaded machine
+    marker = os.path.join(os.path.dirname(__file__), f".slow-{os.getpid()}")
+
+    def maybe_slow(x):
+        if os.path.exists(marker):
+            import time
+            time.sleep(0.3)  # > 4 x TINY
+        return x
+
+    def step(x):
+        y = fxad.pure_callback(maybe_slow, x, x, vmap_method="sequential")
+        return lax.psum(np.sin(y), "i") * y + lax.all_gather(y, "i").sum(0)
+    X = np.random.default_rng(7).normal(size=(5, 3))
+    want = pmap(step, "i")(X)
+    ex = DaskExecutor(client)
+    f = pmap(step, "i", executor=ex)
+    first = f(X)
+    assert ex.last_mode == "spread"
+    second = f(X)
+    assert ex.last_mode == "whole"
+    np.testing.assert_array_equal(second, first)
+    np.testing.assert_allclose(second, want, **_TOL)
+    try:
+        open(marker, "w").close()
+        np.testing.assert_array_equal(f(X), first)
+        assert ex.last_mode == "whole"  # it ran as one task, slowly: next call spreads
+    finally:
+        os.remove(marker)
+    np.testing.assert_array_equal(f(X), first)
+    assert ex.last_mode == "spread"
+    spread = DaskExecutor(client, coalesce=False)
+    g = pmap(step, "i", executor=spread)
+    for _ in range(2):
+        np.testing.assert_array_equal(g(X), first)
+        assert spread.last_mode == "spread"
+
+
+def test_a_large_collective_gets_a_task_of_its_own(ex, client):
+    """Four chunk-wise shards (four groups) and a psum whose operands exceed the size
+    computed inside the tasks that use it: one exchange task, the same values."""
+    data = np.random.default_rng(8).normal(size=(4, 200, 200))  # 4 x 320 KB
+    D = da.from_array(data, chunks=(1, 200, 200))
+    step = lambda x: lax.psum(np.tanh(x), "i") * x + lax.pmax(x, "i")  # noqa: E731
+    want = pmap(step, "i")(data)
+    np.testing.assert_allclose(pmap(step, "i", executor=ex)(D), want, **_TOL)
+
+
+def test_vmap_chunks_maps_where_the_chunks_lie(client):
+    """vmap over a dask.array with uneven chunks, a NumPy mapped argument cut to match, an
+    unmapped one, several outputs and out_axes: lazy dask.arrays equal to vmap's."""
+    from fxad.distributed import vmap_chunks
+    r = np.random.default_rng(10)
+    data, noise, w = r.normal(size=(70, 4)), r.normal(size=(3, 70)), r.normal(size=4)
+    X = da.from_array(data, chunks=(30, 2))
+
+    def per_row(x, e, w):
+        g = grad(lambda w: np.tanh(x @ w) ** 2 + e.sum() * w[0])(w)
+        return g, (x * w).sum()
+    want = vmap(per_row, in_axes=(0, 1, None))(data, noise, w)
+    got = vmap_chunks(per_row, in_axes=(0, 1, None))(X, noise, w)
+    assert all(isinstance(g, da.Array) for g in got)
+    assert got[0].chunks[0] == (30, 30, 10)
+    for g, v in zip(got, want):
+        np.testing.assert_allclose(g.compute(), v, **_TOL)
+    moved = vmap_chunks(lambda x: x * 2.0, out_axes=1)(X)
+    np.testing.assert_allclose(moved.compute(), 2.0 * data.T, **_TOL)
+    with pytest.raises(fxad.errors.FxadValueError, match="no mapped argument is a dask"):
+        vmap_chunks(lambda x: x)(data)

@@ -378,6 +378,42 @@ def test_a_reduction_regroups_its_kept_axes_without_np_transpose(axes):
     assert "_np.transpose(" not in low.compiled.numba_source
 
 
+def test_a_groups_tile_buffers_of_one_dtype_share_one_allocation():
+    """Tile buffers are slices of one array per dtype (a scalar chain's hundred buffers
+    were a hundred allocations per call); the values stay NumPy's, bit for bit, for a scalar,
+    a shape of several tiles, and buffers of two dtypes in one group."""
+    def chain(x):
+        for _ in range(6):
+            x = fnp.sin(x) * 1.01 + 0.1 * fnp.cos(x)
+        return x
+
+    def mixed(x):
+        y = fnp.exp(x.astype(np.float32) * np.float32(0.5))
+        return fnp.tanh(x) * y + fnp.sin(y.astype(np.float64) - x)
+    for f, x in ((chain, 0.3), (chain, np.float64(0.3)), (chain, np.linspace(-2.0, 2.0, 1300)),
+                 (fxad.grad(chain), 0.3), (mixed, np.linspace(-3.0, 3.0, 1100)),
+                 (mixed, np.linspace(-3.0, 3.0, 12).reshape(3, 4))):
+        got, want, low = run_both(f, x)
+        assert_same(got, want)
+        src = low.compiled.numba_source
+        assert src.count("_np.empty(") <= 4, src  # _w, one tile arena per dtype, the result
+
+
+@pytest.mark.parametrize("const", [np.float64(1.25), np.float32(1.25), np.int64(3),
+                                   np.int32(3), np.complex128(0.5 - 1j), np.bool_(True),
+                                   np.array(1.25), np.array(1.25, np.float32)],
+                         ids=lambda c: f"{type(c).__name__}-{np.result_type(c)}")
+def test_scalar_constants_passed_to_a_segment_keep_their_dtype(const):
+    """0-d constants of the dtypes Numba types like Python numbers reach segments as Python
+    numbers (its dispatcher reads those faster); others as they are: either way the
+    segment computes in the constant's dtype, as the NumPy backend does."""
+    for x in (np.linspace(-1.0, 1.0, 5), np.linspace(-1.0, 1.0, 5).astype(np.float32)):
+        f = lambda v: fnp.tanh(v) * const + fnp.sin(v) * const
+        got, want, _ = run_both(f, x)
+        assert_same(got, want)
+        assert_same(got, f(x))
+
+
 # --- segments around equations without a compiled lowering -------------------------------------
 
 def test_a_primitive_without_numba_lowering_splits_the_program_into_segments():

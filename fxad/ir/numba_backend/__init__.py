@@ -30,6 +30,9 @@ _lock = threading.Lock()
 
 def available():
     """(True, "") if a Numba that fxad supports can be imported, else (False, why)."""
+    known = _state.get("answer")  # asked on every call of a jitted function: no lock then
+    if known is not None:
+        return known
     with _lock:
         if "ok" not in _state:
             try:
@@ -42,7 +45,8 @@ def available():
                 _state["ok"], _state["why"] = True, ""
             except Exception as e:  # noqa: BLE001 - any failure means "use NumPy"
                 _state["ok"], _state["why"] = False, f"{type(e).__name__}: {e}"
-        return _state["ok"], _state["why"]
+            _state["answer"] = (_state["ok"], _state["why"])
+        return _state["answer"]
 
 
 # Numba's compile time grows faster than linearly with a function's size: a 200-step Python

@@ -236,8 +236,7 @@ def _emit_tiled(block, g, nodes, mat):
         if n.kind != "in" and stage_of[n] != _store_stage(stages, stage_of, n) and \
                 n not in src.buffer:
             src.buffer[n] = seg.fresh("b")
-    for n, name in src.buffer.items():
-        block.emit(f"{name} = _np.empty({cap}, {dtype_src(n.dtype)})")
+    _emit_tile_buffers(block, [(name, n.dtype) for n, name in src.buffer.items()], cap)
     for vs in mat.values():
         for v in vs:
             if shape:
@@ -267,6 +266,24 @@ def _emit_tiled(block, g, nodes, mat):
             continue
         _emit_inline_stage(block, g, ns, stores, mat, src, shape, d)
     block.depth = depth
+
+
+def _emit_tile_buffers(block, buffers, cap):
+    """Allocate the tile buffers [(name, dtype)], `cap` elements each: those of one dtype
+    are slices of one array, since a small allocation in compiled code costs about as much
+    as a short tile's arithmetic (a scalar chain's hundred one-element buffers took most of
+    its call). They are scratch, never results, so sharing a base exposes nothing."""
+    by_dtype = {}
+    for name, dt in buffers:
+        by_dtype.setdefault(np.dtype(dt), []).append(name)
+    for dt, names in by_dtype.items():
+        if len(names) == 1:
+            block.emit(f"{names[0]} = _np.empty({cap}, {dtype_src(dt)})")
+            continue
+        arena = block.seg.fresh("t")
+        block.emit(f"{arena} = _np.empty({len(names) * cap}, {dtype_src(dt)})")
+        for i, name in enumerate(names):
+            block.emit(f"{name} = {arena}[{i * cap}:{(i + 1) * cap}]")
 
 
 def _store_stage(stages, stage_of, n):

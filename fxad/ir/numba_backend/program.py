@@ -98,6 +98,7 @@ def compile_program(closed, boundary, name="_compiled"):
         later_reads[i] = set(acc)
         for e in plan[i][1]:
             acc.update(v for v in e.invars if type(v) is not Literal)
+    consts = dict(zip(jaxpr.constvars, closed.consts))
     report = cache.Report(name)
     driver = [f"def {name}({', '.join(namer(v) for v in jaxpr.invars)}):"]
     sources, seg_text, fallbacks, lctx = [], [], [], codegen.LoweringContext(ns)
@@ -131,7 +132,8 @@ def compile_program(closed, boundary, name="_compiled"):
                                       [v.aval.shape for v in inputs]))
         for cname, value in seg.consts:
             ns[f"_s{k}{cname}"] = value
-        args = [namer(v) for v in inputs] + [f"_s{k}{c}" for c, _ in seg.consts]
+        args = [_scalar_arg(ns, namer(v), consts.get(v)) for v in inputs] + \
+            [f"_s{k}{c}" for c, _ in seg.consts]
         if seg.loops:
             ns[f"_L{k}"] = runtime.loop_table(seg.loops)
             ns[f"_keep{k}"] = list(seg.loops)  # the loops' owners live as long as the program
@@ -161,6 +163,21 @@ def compile_program(closed, boundary, name="_compiled"):
     fn = codegen.exec_source(source, ns, name)
     return NumbaCompiled(fn, source, closed, shared, numba_source, seg_text, fallbacks,
                          report)
+
+
+# NumPy scalar types whose value Numba types the same as the Python number's; Numba's
+# dispatcher reads a Python number several times faster than a NumPy scalar.
+_PYTHON_TYPED = frozenset(map(np.dtype, (np.float64, np.int64, np.complex128, np.bool_)))
+
+
+def _scalar_arg(ns, name, const):
+    """The name a segment is passed a constant by: a 0-d constant of a dtype in
+    _PYTHON_TYPED as the Python number (the same Numba type, so the same machine code);
+    anything else as it is."""
+    if const is None or np.shape(const) != () or np.result_type(const) not in _PYTHON_TYPED:
+        return name
+    ns[f"{name}_py"] = np.asarray(const).item()
+    return f"{name}_py"
 
 
 def _fallback(eqns, inputs, outputs, seg):

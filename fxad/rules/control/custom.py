@@ -23,23 +23,43 @@ import threading
 
 import numpy as np
 
-from ...core import Primitive, ShapedArray, get_aval, rule_source
-from ...errors import ConcretizationError, OpaqueFunctionError, TracerArrayConversionError
+from ...core import Primitive, ShapedArray, Tracer, get_aval, rule_source, trace_stack
+from ...errors import (ConcretizationError, FxadTypeError, OpaqueFunctionError,
+                       TracerArrayConversionError)
 from ...interpreters.jvp import Zero, instantiate, jvp_flat
 from ...interpreters.named_axes import batching_axis, current_batch_axis
 from ...interpreters.transpose import backward_pass
-from ...ir.staging import stage
+from ...ir.staging import StagingTrace, stage
+from ...tree_util import tree_flatten
 from ..helpers import batched_at_0 as _batched_at_0, moveaxis
 from .. import ops
 
 
-def out_avals_of(fun, avals):
+def out_avals_of(fun, avals, name):
     """Output avals of a flat function, by staging it once per input signature (cached on
-    the function, which lives as long as the call that made it)."""
+    the function, which lives as long as the call that made it). Under a staged
+    transformation the call is recorded with `fun` and runs later, so `fun` must not close
+    over a value of the trace recording it (or of one above): that value would be dead
+    then, or be taken for a constant and its derivative silently lost. Refused, with the
+    fix (JAX refuses differentiating such a value too)."""
     cache = fun.__dict__.setdefault("_fxad_avals", {})
     key = tuple(avals)
     if key not in cache:
-        cache[key] = [ShapedArray(a.shape, a.dtype) for a in stage(fun, avals).out_avals]
+        levels = [t.level for t in trace_stack() if isinstance(t, StagingTrace)]
+        closed = stage(fun, avals)
+        if levels:
+            own = {id(x) for x in tree_flatten(getattr(fun, "nondiff", ()))[0]}
+            if any(isinstance(c, Tracer) and id(c) not in own and
+                   c._trace.level >= max(levels) for c in closed.consts):
+                raise FxadTypeError(
+                    f"custom rule function '{name}' closes over a value that a "
+                    f"transformation traces (an argument of an enclosing jit or grad, a "
+                    f"mapped or carried value): its rule gives derivatives with respect to its "
+                    f"arguments only, and the recorded call cannot keep that value. Pass the "
+                    f"value as an argument of '{name}' (and give its derivative in the rule, "
+                    f"or list it in nondiff_argnums), or use fxad.checkpoint / a plain "
+                    f"function, which close over traced values freely")
+        cache[key] = [ShapedArray(a.shape, a.dtype) for a in closed.out_avals]
     return cache[key]
 
 
@@ -74,7 +94,7 @@ def _custom_jvp_batch(vals, dims, fun, jvp, name):
 
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
 custom_jvp_call_p.def_impl(lambda *args, fun, jvp, name: fun(*args))
-custom_jvp_call_p.def_abstract_eval(lambda *avals, fun, jvp, name: out_avals_of(fun, list(avals)))
+custom_jvp_call_p.def_abstract_eval(lambda *avals, fun, jvp, name: out_avals_of(fun, list(avals), name))
 custom_jvp_call_p.def_jvp(_custom_jvp_jvp)
 custom_jvp_call_p.derivable = False  # its parameters are user functions (eager grad: staged)
 custom_jvp_call_p.def_batch(_custom_jvp_batch)
@@ -142,7 +162,7 @@ def _custom_vjp_batch(vals, dims, fun, fwd, bwd, name):
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
 custom_vjp_call_p.def_impl(lambda *args, fun, fwd, bwd, name: fun(*args))
 custom_vjp_call_p.def_abstract_eval(
-    lambda *avals, fun, fwd, bwd, name: out_avals_of(fun, list(avals)))
+    lambda *avals, fun, fwd, bwd, name: out_avals_of(fun, list(avals), name))
 custom_vjp_call_p.def_jvp(_custom_vjp_jvp)
 custom_vjp_call_p.derivable = False
 custom_vjp_call_p.def_batch(_custom_vjp_batch)
