@@ -1,9 +1,12 @@
 """jit's "auto" backend (fxad/ir/numba_backend/background.py): the NumPy program runs at once,
-Numba compiles in a background thread, later calls switch; results are the NumPy backend's
-bit for bit before and after the switch; failures and effects leave NumPy in place and say
-so on the `fxad` logger; `.lower().compile()` waits; the switches that select it."""
+Numba compiles in the background (in a child process that fills the disk cache, which the
+background thread then loads: compile_process.py), later calls switch; results are the NumPy
+backend's bit for bit before and after the switch; failures (the child's too) and effects
+leave NumPy in place and say so on the `fxad` logger; `.lower().compile()` waits; the
+switches that select it."""
 import logging
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -16,7 +19,7 @@ import fxad
 import fxad.numpy as fnp
 from fxad.errors import FxadValueError
 from fxad.ir import numba_backend
-from fxad.ir.numba_backend import background
+from fxad.ir.numba_backend import background, compile_process
 from fxad.tree_util import tree_flatten
 
 pytest.importorskip("numba")
@@ -198,3 +201,125 @@ def test_environment_variable_selects_auto(tmp_path):
     """)], env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["auto", "auto"]
+
+
+# --- the compile process ------------------------------------------------------------------------
+
+def own_program(scale=1.0):
+    """A program no other test compiles (a constant of this process in its source), so its
+    segment is neither in memory nor, normally, on disk; and its arguments."""
+    c = scale + (os.getpid() % 997) / 1024.0
+    return (lambda x: fnp.cos(x) * c - x), np.linspace(-1.0, 1.0, 5)
+
+
+def test_the_child_compiles_and_the_switch_loads_its_machine_code_from_disk():
+    assert compile_process.usable()
+    f, x = own_program(2.0)
+    fa = fxad.jit(f, backend="auto")
+    want = fxad.jit(f)(x)
+    assert_same(fa(x), want)
+    assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    hows = [how for _, _, how in program.report.entries]
+    assert hows and set(hows) == {"disk cache"}  # compiled by the child, not here
+    assert_same(fa(x), want)
+
+
+class _ExitOnLoad:
+    def __reduce__(self):  # unpickling it ends the child with exit code 3
+        return (os._exit, (3,))
+
+
+class _RaiseOnLoad:
+    def __reduce__(self):  # unpickling it raises ValueError in the child
+        return (int, ("not a number",))
+
+
+@pytest.mark.parametrize("extra,message", [(_ExitOnLoad(), "exited with code 3"),
+                                           (0.0, "TypeError")],  # one argument too many
+                         ids=["child_dies", "child_raises"])
+def test_a_failing_child_leaves_numpy_and_logs_it(monkeypatch, caplog, extra, message):
+    monkeypatch.setattr(background, "_private_copies", lambda args: tuple(args) + (extra,))
+    f, x = own_program(3.0)
+    fa = fxad.jit(f, backend="auto")
+    with caplog.at_level(logging.WARNING, logger="fxad"):
+        first = fa(x)
+        assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "failed" and message in program.error
+    assert any("stays on the NumPy backend" in r.getMessage() and message in r.getMessage()
+               and r.levelno == logging.WARNING for r in caplog.records)
+    want = fxad.jit(f)(x)
+    assert_same(first, want)
+    assert_same(fa(x), want)
+
+
+def test_a_child_past_its_time_is_killed_and_numpy_stays(monkeypatch, caplog):
+    monkeypatch.setattr(compile_process, "TIMEOUT", 0.0)
+    f, x = own_program(4.0)
+    fa = fxad.jit(f, backend="auto")
+    with caplog.at_level(logging.WARNING, logger="fxad"):
+        assert_same(fa(x), fxad.jit(f)(x))
+        assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "failed" and "took more than" in program.error
+    assert "proc" not in compile_process._child  # killed; the next compile starts another
+
+
+def test_programs_the_child_cannot_have_compile_in_the_thread_instead():
+    f, x = own_program(5.0)
+    program = fxad.jit(f, backend="auto").lower(x).compiled
+    for args in [(x, lambda: None), (x, _RaiseOnLoad())]:  # not pickled; not unpickled there
+        assert compile_process.compile_in_child(program.closed, program.boundary,
+                                                args) is False
+
+
+def test_without_the_child_the_thread_compiles(monkeypatch):
+    def unused(*args):
+        raise AssertionError("the child was asked")
+    monkeypatch.setattr(compile_process, "enabled", [False])
+    monkeypatch.setattr(compile_process, "compile_in_child", unused)
+    assert not compile_process.usable()
+    f, x = own_program(6.0)
+    fa = fxad.jit(f, backend="auto")
+    want = fxad.jit(f)(x)
+    assert_same(fa(x), want)
+    assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert_same(fa(x), want)
+
+
+def _gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")  # exited, not reaped
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_the_child_does_not_outlive_a_killed_parent(tmp_path):
+    env = dict(os.environ, FXAD_CACHE_DIR=str(tmp_path), PYTHONPATH=ROOT)
+    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import sys, time, numpy as np, fxad, fxad.numpy as fnp
+        from fxad.ir.numba_backend import compile_process
+        f = fxad.jit(lambda x: fnp.sin(x) * 7.0, backend="auto")
+        f(np.ones(3))
+        while "proc" not in compile_process._child:
+            time.sleep(0.05)
+        print(compile_process._child["proc"].pid, flush=True)
+        time.sleep(600)
+    """)], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        child = int(parent.stdout.readline())
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        parent.stdout.close()
+    for _ in range(1200):  # the child notices within a second; allow a loaded machine
+        if _gone(child):
+            break
+        threading.Event().wait(0.05)
+    assert _gone(child)

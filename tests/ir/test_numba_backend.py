@@ -368,6 +368,16 @@ def test_a_chain_through_transcendental_functions_has_no_full_size_temporary():
     assert src.count("_loop1(") == 3  # tanh, exp, sin: NumPy's own loops
 
 
+@pytest.mark.parametrize("axes", [(1, 3), (0, 2), (0, 1, 3), (2,)])
+def test_a_reduction_regroups_its_kept_axes_without_np_transpose(axes):
+    # Numba takes seconds to compile np.transpose with an axes tuple: a copy loop, or
+    # nothing when the kept axes are in order already
+    x = np.linspace(-2.0, 2.0, 360, dtype=np.float32).reshape(3, 4, 5, 6) ** 3
+    got, want, low = run_both(lambda v: fnp.sum(v * 1.5, axis=axes), x)
+    assert_same(got, want)
+    assert "_np.transpose(" not in low.compiled.numba_source
+
+
 def test_a_groups_tile_buffers_of_one_dtype_share_one_allocation():
     """Tile buffers are slices of one array per dtype (a scalar chain's hundred buffers
     were a hundred allocations per call); the values stay NumPy's, bit for bit, for a scalar,

@@ -11,6 +11,7 @@
   background.py  the "auto" backend: NumPy at once, Numba compiled in a background thread
                  (registered when fxad.jit imports it; it imports this package, not the
                  other way round)
+  compile_process.py  the background thread's cold compiles, in a child process
 
 Numba is optional (`pip install fxad[compile]`): `available()` says whether it can be used;
 nothing here imports it until a program is compiled.

@@ -6,13 +6,17 @@ NumPy backend's program (generating it takes milliseconds) and then queues the p
 compiling. One daemon thread compiles queued programs one at a time, by running the numba
 program once on a copy of the first call's arguments (Numba compiles each segment for the
 argument types it meets, so running it is what compiles exactly what later calls need; the
-result is thrown away). When that run has finished, later calls go to the compiled program;
-both programs compute the same results (the numba backend's lowerings are exact), so the
-switch changes only speed.
+result is thrown away). The compiling itself happens in a child process when it can
+(compile_process.py: Numba holds the GIL while it compiles, for seconds, which the caller's
+calls would wait for); the child leaves the machine code in the disk cache, and the thread's
+own run then loads it from there. When that run has finished, later calls go to the compiled
+program; both programs compute the same results (the numba backend's lowerings are exact), so
+the switch changes only speed.
 
-Nothing here makes a call wait, and nothing fails a call: a compile that fails leaves the
-NumPy program in place and says so on the `fxad` logger (a WARNING record). Programs with
-effects (callbacks, printing) stay on NumPy, since compiling runs the program once more.
+Nothing here makes a call wait, and nothing fails a call: a compile that fails (here or in
+the child) leaves the NumPy program in place and says so on the `fxad` logger (a WARNING
+record). Programs with effects (callbacks, printing) stay on NumPy, since compiling runs the
+program once more.
 `wait()` compiles now (or waits for a compile under way): `.lower(...).compile()` uses it, and
 the queued entry then finds the work done.
 The queue is bounded (`MAX_QUEUED`): programs queued beyond it stay on NumPy.
@@ -98,10 +102,12 @@ class AutoProgram(codegen.Compiled):
                 self._finish(None, f"more than {MAX_QUEUED} programs are waiting to compile")
         return out
 
-    def compile_now(self, args):
-        """Compile (on the calling thread) by running the numba program on `args`; switch to
-        it. Returns the numba program, or None if compiling failed."""
-        from . import compile_program
+    def compile_now(self, args, in_child=False):
+        """Compile by running the numba program on `args`; switch to it. Returns the numba
+        program, or None if compiling failed. With `in_child` (the background thread), a
+        compile process compiles it first, and this thread then loads the machine code from
+        the disk cache (see compile_process.py)."""
+        from . import compile_process, compile_program
         from .program import NumbaCompiled
         with self._compiling:
             with self._lock:
@@ -109,13 +115,27 @@ class AutoProgram(codegen.Compiled):
                     return self.numba_program
                 self.state = "compiling"
             try:
+                child = in_child and compile_process.usable()
+                if child:
+                    compile_process.start()  # it boots while this thread builds the program
                 program = compile_program(self.closed, self.boundary)
                 if not isinstance(program, NumbaCompiled):
                     raise RuntimeError("the numba backend did not generate code for it")
+                # The module of its segments is on disk now, before the child writes it; its
+                # machine code is compiled there, then loaded here by the run below.
+                child = child and compile_process.compile_in_child(self.closed, self.boundary,
+                                                                   args)
                 program(*args)
+                if child and any(how == "compiled" for _, _, how in program.report.entries):
+                    compile_process.enabled[0] = False
+                    logger.info("fxad.jit(backend='auto'): the disk cache did not hand this "
+                                "process the machine code a compile process made; later "
+                                "programs compile in the background thread")
             except Exception as e:  # noqa: BLE001 - never a failure: NumPy computes it
+                quiet = compile_process.exiting[0]  # abandoned at exit: nothing to report
                 with self._lock:
-                    self._finish(None, f"{type(e).__name__}: {str(e).strip()[:300]}")
+                    self._finish(None, f"{type(e).__name__}: {str(e).strip()[:300]}",
+                                 logging.DEBUG if quiet else logging.WARNING)
                 return None
             with self._lock:
                 self._finish(program, None)
@@ -180,10 +200,15 @@ def _queue():
 
 
 def _work(q):
+    from . import compile_process
     while True:
-        program, args = q.get()
         try:
-            program.compile_now(args)
+            program, args = q.get(timeout=compile_process.IDLE)
+        except queue.Empty:
+            compile_process.stop()  # nothing to compile: the child need not wait
+            continue
+        try:
+            program.compile_now(args, in_child=True)
         except BaseException:  # noqa: BLE001 - the worker must outlive any one program
             logger.exception("fxad.jit(backend='auto'): the background compile failed")
         finally:

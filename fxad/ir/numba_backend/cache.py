@@ -144,7 +144,9 @@ class Report:
 
     def __init__(self, name):
         self.name = name
-        self.entries = []  # (segment index, seconds, "compiled" | "disk cache" | "failed")
+        # (segment index, seconds, "compiled" | "disk cache" | "in memory" | "failed"); "in
+        # memory": another program of the same source compiled it already in this process
+        self.entries = []
 
     @property
     def seconds(self):
@@ -153,6 +155,9 @@ class Report:
     def __repr__(self):
         parts = [f"segment {i}: {s:.3f} s ({how})" for i, s, how in self.entries]
         return f"<compile report of {self.name}: {'; '.join(parts) or 'not compiled yet'}>"
+
+
+_SAID = {"disk cache": "loaded from the disk cache", "in memory": "found in memory"}
 
 
 class Pending:
@@ -165,6 +170,7 @@ class Pending:
     def __call__(self, *args):
         t0 = time.perf_counter()
         hits = sum(self.dispatcher.stats.cache_hits.values())
+        known = len(self.dispatcher.overloads)
         try:
             out = self.dispatcher(*args)
         except Exception as e:  # noqa: BLE001 - a lowering Numba refuses: run it on NumPy
@@ -178,11 +184,11 @@ class Pending:
             return fn(*args)
         seconds = time.perf_counter() - t0
         how = "disk cache" if sum(self.dispatcher.stats.cache_hits.values()) > hits \
-            else "compiled"
+            else "compiled" if len(self.dispatcher.overloads) > known else "in memory"
         self.report.entries.append((self.index, seconds, how))
         self.ns[self.name] = self.dispatcher
         if log_compiles[0]:
             print(f"fxad: jit(numba) {self.report.name}: segment {self.index} "
-                  f"{'loaded from the disk cache' if how == 'disk cache' else 'compiled'} "
+                  f"{_SAID.get(how, how)} "
                   f"in {seconds:.3f} s", file=sys.stderr)
         return out

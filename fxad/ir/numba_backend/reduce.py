@@ -141,6 +141,18 @@ def _tree(block, x, shape, dt, outer, k, kept, res):
     cols = int(np.prod([pre[a] for a in rest], dtype=np.int64))
     perm = tuple(outer) + tuple(rest)
     z = seg.fresh("z")
-    block.emit(f"{z} = _np.ascontiguousarray(_np.transpose({y}, {perm!r}))"
-               f".reshape(({rows}, {cols}))")
+    if perm == tuple(range(len(pre))):
+        block.emit(f"{z} = _np.ascontiguousarray({y}).reshape(({rows}, {cols}))")
+    else:
+        # a copy loop: Numba's np.transpose with an axes tuple takes seconds to compile
+        t = seg.fresh("t")
+        block.emit(f"{t} = _np.empty({tuple(pre[a] for a in perm)!r}, {dtype_src(dt)})")
+        depth = block.depth
+        for i, a in enumerate(perm):
+            block.emit(f"for _p{i} in range({pre[a]}):")
+            block.depth += 1
+        src = ", ".join(f"_p{perm.index(a)}" for a in range(len(pre)))
+        block.emit(f"{t}[{', '.join(f'_p{i}' for i in range(len(perm)))}] = {y}[{src}]")
+        block.depth = depth
+        block.emit(f"{z} = {t}.reshape(({rows}, {cols}))")
     block.emit(f"{res} = _tree_sum_rows({z}).reshape({kept!r})")

@@ -1,0 +1,222 @@
+"""The "auto" backend's cold compiles, in a separate process: Numba compiling holds the GIL
+for seconds, which a compiling thread would take from the caller's loop.
+
+`compile_in_child(closed, boundary, args)` sends the pickled program and a copy of its first
+call's arguments to a child Python process, which builds the numba program and runs it once
+on them: that compiles each segment for exactly those argument types and leaves the machine
+code in the disk cache (cache.py), where the parent's own build of the program then loads it
+in a fraction of a second. One child at a time, serving one job at a time (the background
+thread's queue is the only caller); it is started on demand and stopped after `IDLE` seconds
+without a job, when the parent exits (atexit), or by itself when its parent is gone.
+
+The child is a new Python (`sys.executable`, with this process's `sys.path`) running `main`
+and talking over a `multiprocessing` pipe, rather than a `multiprocessing` "spawn" process:
+spawning re-runs the top level of the parent's main script in the child unless the script
+guards it with `if __name__ == "__main__":`, which a user of jit never agreed to.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+__all__ = ["ChildFailed", "IDLE", "TIMEOUT", "compile_in_child", "enabled", "start", "stop",
+           "usable"]
+
+TIMEOUT = 600.0  # seconds one job may take before the child is killed
+IDLE = 60.0  # seconds without a job before the background thread stops the child
+# False (or FXAD_COMPILE_PROCESS=0): compile in the background thread, as without a disk cache
+enabled = [os.environ.get("FXAD_COMPILE_PROCESS", "1") != "0"]
+exiting = [False]  # set at exit, when a compile under way is abandoned, not failed
+
+_BOOT = ("import json, sys; sys.path[:] = json.loads(sys.argv[3]); "
+         "from fxad.ir.numba_backend.compile_process import main; main(sys.argv[1:3])")
+_child = {}  # "proc", "conn", "err" (its stderr, a temporary file)
+_lock = threading.Lock()
+
+
+class ChildFailed(Exception):
+    """The child could not compile the program (the message says why)."""
+
+
+def usable():
+    """Whether compiles can go to a child: enabled, a POSIX system (the pipe is an inherited
+    file descriptor), a Python to start, and a disk cache the child can write and the parent
+    then read."""
+    if not enabled[0] or os.name != "posix" or not sys.executable:
+        return False
+    from . import cache
+    try:
+        d = cache.cache_dir()
+    except Exception:  # noqa: BLE001 - no disk cache: compile in the thread
+        return False
+    return os.path.isdir(d) and os.access(d, os.W_OK)
+
+
+def compile_in_child(closed, boundary, args):
+    """Compile the numba program of `closed` for `args` in the child. Returns True when the
+    child compiled it (its machine code is in the disk cache), False when the program or its
+    arguments cannot be pickled, or rebuilt in the child (then compile it in this process);
+    raises ChildFailed."""
+    try:
+        payload = pickle.dumps((closed, boundary, args), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - e.g. a custom rule's closure: compile in-process
+        return False
+    with _lock:
+        conn, proc, err = _start()
+        try:
+            conn.send_bytes(payload)
+            if not conn.poll(TIMEOUT):
+                _stop()
+                raise ChildFailed(f"the compile process took more than {TIMEOUT:.0f} s")
+            status, detail = conn.recv()
+        except Exception as e:  # noqa: BLE001 - the child died (or was killed)
+            if exiting[0]:  # the pipe was closed under this thread's feet
+                raise ChildFailed("the process is exiting") from None
+            if not isinstance(e, (EOFError, OSError)):
+                raise
+            code = proc.wait()
+            tail = _tail(err)
+            _stop()
+            raise ChildFailed(f"the compile process exited with code {code}"
+                              + (f": {tail}" if tail else "")) from None
+    if status == "foreign":  # e.g. a primitive defined in __main__: compile it here
+        return False
+    if status != "ok":
+        raise ChildFailed(f"in the compile process: {detail}")
+    return True
+
+
+def start():
+    """Start the child now (if none is running), without waiting for it to be ready."""
+    with _lock:
+        _start()
+
+
+def _start():
+    """The running child (started if there is none); under _lock."""
+    proc = _child.get("proc")
+    if proc is not None and proc.poll() is None:
+        return _child["conn"], proc, _child["err"]
+    _stop()
+    from multiprocessing import Pipe
+    from . import cache
+    ours, theirs = Pipe()
+    err = tempfile.TemporaryFile()
+    try:
+        # this process's sys.path, so that the child imports the same fxad and Numba
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _BOOT, str(theirs.fileno()), cache.cache_dir(),
+             json.dumps([p for p in sys.path if isinstance(p, str)])],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=err, close_fds=True)
+    except BaseException:
+        ours.close()
+        err.close()
+        raise
+    finally:
+        theirs.close()  # the child's end is the child's alone: its exit closes the pipe
+    _child.update(proc=proc, conn=ours, err=err)
+    return ours, proc, err
+
+
+def _tail(err, n=400):
+    try:
+        err.seek(0)
+        return err.read().decode(errors="replace").strip()[-n:]
+    except (OSError, ValueError):
+        return ""
+
+
+def _stop():
+    """End the child (if any); under _lock or at exit."""
+    proc, conn, err = _child.pop("proc", None), _child.pop("conn", None), _child.pop("err", None)
+    if conn is not None:
+        conn.close()  # an idle child reads the end of its pipe and exits
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+    if err is not None:
+        err.close()
+
+
+def stop():
+    """Stop the child, if one is running and idle (the background thread calls it after IDLE
+    seconds without a job)."""
+    if _lock.acquire(blocking=False):
+        try:
+            _stop()
+        finally:
+            _lock.release()
+
+
+@atexit.register
+def _at_exit():
+    exiting[0] = True
+    _stop()
+
+
+# --- the child ----------------------------------------------------------------------------------
+
+def _watch_parent(parent):
+    """Exit when the parent process is gone (then this process is re-parented)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+def _serve(conn):
+    import warnings
+
+    import numba  # noqa: F401  (imported before the first job arrives)
+
+    from . import compile_program
+    from .program import NumbaCompiled
+    warnings.simplefilter("ignore")  # the parent says what it must, when it loads the program
+    while True:
+        try:
+            payload = conn.recv_bytes()
+        except (EOFError, OSError):  # the parent closed the pipe (or exited)
+            return
+        reply = _compile(payload, compile_program, NumbaCompiled)
+        del payload
+        try:
+            conn.send(reply)
+        except (EOFError, OSError):
+            return
+
+
+def _compile(payload, compile_program, NumbaCompiled):
+    """The reply to one job: ("ok", how each segment compiled), ("foreign", why) when the
+    program cannot be rebuilt here (the parent compiles it itself), or ("error", why)."""
+    try:
+        closed, boundary, args = pickle.loads(payload)
+    except Exception as e:  # noqa: BLE001 - e.g. a primitive defined in the parent's __main__
+        return ("foreign", f"{type(e).__name__}: {str(e).strip()[:300]}")
+    try:
+        program = compile_program(closed, boundary)
+        if not isinstance(program, NumbaCompiled):
+            raise RuntimeError("the numba backend did not generate code for it")
+        program(*args)
+        return ("ok", [how for _, _, how in program.report.entries])
+    except Exception as e:  # noqa: BLE001 - reported to the parent, which logs it
+        return ("error", f"{type(e).__name__}: {str(e).strip()[:300]}")
+
+
+def main(argv):
+    """The child's entry point: `argv` is the pipe's file descriptor and the cache directory."""
+    from multiprocessing.connection import Connection
+    conn = Connection(int(argv[0]))
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    from . import cache
+    cache._dir[0] = argv[1]  # the parent's cache directory, even a temporary one
+    _serve(conn)
