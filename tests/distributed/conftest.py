@@ -1,9 +1,10 @@
 """One LocalCluster of 2 worker processes (1 thread each) for the distributed tests, started
-once and closed at the end, every wait bounded."""
+once and closed when they are done (not at the end of the whole run: its idle workers would
+take a share of a core from the rest of the suite), every wait bounded."""
 import pytest
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def client():
     distributed = pytest.importorskip("distributed")
     pytest.importorskip("dask.array")

@@ -607,13 +607,16 @@ def test_environment_variable_sets_the_default_backend(tmp_path):
 # --- the fuzzer's jit checks on this backend -------------------------------------------------------
 
 def test_fuzzer_jit_checks_on_the_numba_backend():
+    """The fuzzer's first programs (16; CI's two runs take fewer, FXAD_NUMBA_FUZZ_PROGRAMS,
+    as each costs seconds of Numba compiling) with jit's checks on this backend."""
     from tests.audits import fuzz
+    n = int(os.environ.get("FXAD_NUMBA_FUZZ_PROGRAMS", "16"))
+    assert n > 0
     fxad.config.jit_backend = "numba"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", CompilationWarning)
-            fuzz.run_fuzz(16, props=["jit", "jit_grad", "dtypes"],
-                          skip_known=True)
+            fuzz.run_fuzz(n, props=["jit", "jit_grad", "dtypes"], skip_known=True)
     finally:
         fxad.config.jit_backend = "numpy"
 

@@ -128,10 +128,7 @@ def _tree(block, x, shape, dt, outer, k, kept, res):
         block.emit(f"{flat} = _np.ascontiguousarray({x}).reshape({int(np.prod(shape)),})")
         block.emit(f"{y} = _np.empty({pre!r}, {dtype_src(dt)})")
         block.emit(f"{m} = 0")
-        depth = block.depth
-        for i, d in enumerate(pre):
-            block.emit(f"for _a{i} in range({d}):")
-            block.depth += 1
+        depth = _loop_nest(block, pre, "_a")
         index = ", ".join(f"_a{i}" for i in range(len(pre)))
         block.emit(f"{y}[{index}] = _pairwise_sum({flat}, {m}, {run}, {dtype_src(dt)}(-0.0))")
         block.emit(f"{m} += {run}")
@@ -147,12 +144,18 @@ def _tree(block, x, shape, dt, outer, k, kept, res):
         # a copy loop: Numba's np.transpose with an axes tuple takes seconds to compile
         t = seg.fresh("t")
         block.emit(f"{t} = _np.empty({tuple(pre[a] for a in perm)!r}, {dtype_src(dt)})")
-        depth = block.depth
-        for i, a in enumerate(perm):
-            block.emit(f"for _p{i} in range({pre[a]}):")
-            block.depth += 1
+        depth = _loop_nest(block, [pre[a] for a in perm], "_p")
         src = ", ".join(f"_p{perm.index(a)}" for a in range(len(pre)))
         block.emit(f"{t}[{', '.join(f'_p{i}' for i in range(len(perm)))}] = {y}[{src}]")
         block.depth = depth
         block.emit(f"{z} = {t}.reshape(({rows}, {cols}))")
     block.emit(f"{res} = _tree_sum_rows({z}).reshape({kept!r})")
+
+
+def _loop_nest(block, dims, name):
+    """Open one loop per dim (indices name0, name1, ...); returns the depth to go back to."""
+    depth = block.depth
+    for i, d in enumerate(dims):
+        block.emit(f"for {name}{i} in range({d}):")
+        block.depth += 1
+    return depth
