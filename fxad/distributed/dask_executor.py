@@ -99,7 +99,7 @@ class DaskExecutor:
     def _plan(self, body, axis_name):
         """The body's plan, with its stage programs (and, for whole steps, the plan itself)
         scattered to every worker (once)."""
-        key = ("dask plan", self._id, id(self.client))
+        key = self._plan_key()
         hit = body.cache.get(key)
         if hit is None:
             where = f"pmap over {axis_name!r}"
@@ -134,6 +134,22 @@ class DaskExecutor:
 
     def run(self, args, body, axis_name, size, in_dims, out_dims):
         _import_dask()
+        try:
+            return self._step(args, body, axis_name, size, in_dims, out_dims)
+        except DistributedError:
+            # every copy of the stage programs gone (all their workers restarted): send them
+            # again and run the step once more; any other failure is the caller's to see
+            hit = body.cache.get(self._plan_key())
+            if hit is None or not any(f.status in ("lost", "cancelled", "error")
+                                      for f in [*hit[1].values(), hit[2]]):
+                raise
+            body.cache[self._plan_key()] = None  # (a miss: planned and sent again)
+            return self._step(args, body, axis_name, size, in_dims, out_dims)
+
+    def _plan_key(self):
+        return ("dask plan", self._id, id(self.client))
+
+    def _step(self, args, body, axis_name, size, in_dims, out_dims):
         from dask import delayed
         p, programs, whole = self._plan(body, axis_name)
         step = f"fxad-{self._id}-{next(self._steps)}"

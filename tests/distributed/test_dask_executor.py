@@ -138,15 +138,19 @@ def test_a_failing_task_names_the_step(client):
 
 def test_a_killed_worker_is_retried(ex, tmp_path):
     """The first worker to run a shard's stage dies (its process exits); Dask reruns the
-    (pure) task on a live worker and the step completes with the right values."""
+    (pure) task on a live worker and the step completes with the right values. (Exactly one
+    dies: when both did, a check-then-write race, the cluster lost every copy of the stage
+    programs and the step failed.)"""
     marker = str(tmp_path / "died")
 
     def die_once(x):
-        if not os.path.exists(marker):
-            with open(marker, "w") as fh:
-                fh.write(str(os.getpid()))
-            os._exit(1)
-        return x
+        try:  # created by exactly one process (two shards' tasks start at the same time)
+            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return x
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        os._exit(1)
     f = lambda x: lax.psum(fxad.pure_callback(die_once, x, x) * 2, "i")  # noqa: E731
     X = _inputs((3,), 2)
     np.testing.assert_allclose(pmap(f, "i", executor=ex)(X), 2 * np.broadcast_to(X.sum(0),
@@ -237,3 +241,15 @@ def test_vmap_chunks_maps_where_the_chunks_lie(client):
     np.testing.assert_allclose(moved.compute(), 2.0 * data.T, **_TOL)
     with pytest.raises(fxad.errors.FxadValueError, match="no mapped argument is a dask"):
         vmap_chunks(lambda x: x)(data)
+
+
+def test_stage_programs_are_sent_again_after_every_worker_restarted(client):
+    """A restart loses every copy of the programs the executor sent to the workers; the next
+    step sends them again instead of failing on the forgotten copies."""
+    ex = DaskExecutor(client, coalesce=False)
+    f = pmap(lambda x: lax.psum(np.sin(x), "i") * x, "i", executor=ex)
+    X = _inputs((3,), 2)
+    want = pmap(lambda x: lax.psum(np.sin(x), "i") * x, "i")(X)
+    np.testing.assert_allclose(f(X), want, **_TOL)
+    client.restart()
+    np.testing.assert_allclose(f(X), want, **_TOL)
