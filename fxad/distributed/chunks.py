@@ -6,7 +6,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import FxadValueError
-from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..tree_util import tree_flatten, tree_unflatten
 from .dask_executor import _import_dask, is_dask_array
 
 __all__ = ["vmap_chunks"]
@@ -27,6 +27,7 @@ def vmap_chunks(fun: Callable, in_axes: Any = 0, out_axes: int = 0) -> Callable:
     every output. Collectives over a named axis need pmap/shard_map. Not in JAX."""
     from ..api.batching import vmap
     from ..api.shapes import ShapeDtypeStruct, eval_shape
+    from ..api.spmd import _prefix
     from ..jit import jit
     if not isinstance(out_axes, int):
         raise FxadValueError(f"vmap_chunks out_axes must be one int, got {out_axes!r}")
@@ -36,13 +37,7 @@ def vmap_chunks(fun: Callable, in_axes: Any = 0, out_axes: int = 0) -> Callable:
         import dask.array as da
         from dask import delayed
         flat, tree = tree_flatten(tuple(args))
-        try:
-            dims = broadcast_prefix(tuple(in_axes) if isinstance(in_axes, list) else in_axes,
-                                    tuple(args)) if isinstance(in_axes, (tuple, list)) \
-                else [in_axes] * len(flat)
-        except ValueError as e:
-            raise FxadValueError(f"vmap_chunks in_axes={in_axes!r} does not match the "
-                                 f"arguments: {e}") from None
+        dims = _prefix(in_axes, tuple(args), len(flat), "in_axes", "vmap_chunks")
         moved, sizes = [], set()
         for x, d in zip(flat, dims):
             if d is None:
