@@ -24,8 +24,12 @@ def test_branch_free_where_equals_numpy(dtype):
         a[0, :6] = [np.inf, -np.inf, np.nan, -0.0, 0.0, 1e-45]
         b[:3] = [np.nan, -0.0, np.inf]
     m = rng.uniform(size=(80, 70)) > 0.5
+    wide = (rng.standard_normal((3, 5000)) * 50).astype(dtype)  # a mask broadcast over it
+    mw = rng.uniform(size=(1, 5000)) > 0.5
     for args in [(m, a, b), (m, a, 0.0), (m, 1, a), (m, b, a), (m, a, np.float64(2.5)),
-                 (m, 3, 4), (m[:1].repeat(80, 0), a, b)]:
+                 (m, 3, 4), (m[:1].repeat(80, 0), a, b), (m, 0.0, a), (m, -0.0, a),
+                 (m, a, -0.0), (m, 0, a), (m, a, np.zeros((), dtype)), (m, 0, 0),
+                 (mw, wide, 0), (mw, 0.0, wide), (m, 0.0, b)]:
         got, want = where(*args), np.where(*args)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
