@@ -16,6 +16,8 @@ import itertools
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from . import window_compiled
+
 
 def dilated(n, d):
     """Length of n elements with d - 1 holes between neighbours."""
@@ -196,7 +198,12 @@ def use_fft(dtype, nc, cg, o, g, span, ksize, rhs_dilation, out_sp):
 
 def reduce_windows(ufunc, x, window, strides, pads, base_dilation, window_dilation, fill):
     """ufunc-reduce each window of x padded and dilated with `fill` (the identity): one
-    vectorized ufunc call per window offset, accumulating into the output."""
+    vectorized ufunc call per window offset, accumulating into the output (or the same in
+    one compiled loop, window_compiled.py, when the windows tile x)."""
+    form = window_compiled.usable(x, window, strides, pads, base_dilation, window_dilation)
+    if form is not None and ufunc in (np.maximum, np.minimum, np.add):
+        out_sp = tuple(n // k for n, k in zip(x.shape, window))
+        return window_compiled.reduce(ufunc, x, form).reshape(out_sp)
     xp = pad_dilate(x, pads, base_dilation, fill)
     out_sp = tuple(window_out_size(n, p, a, k, b, s) for n, p, a, k, b, s in
                    zip(x.shape, pads, base_dilation, window, window_dilation, strides))
@@ -261,6 +268,10 @@ _EXTREME = {np.greater_equal: np.maximum, np.less_equal: np.minimum}
 
 def gather_selected(t, x, window, strides, pads, base_dilation, window_dilation, fill, better):
     """t at the position selected in each window of x (zero where padding was selected)."""
+    form = window_compiled.usable(x, window, strides, pads, base_dilation, window_dilation, t)
+    if form is not None:
+        out_sp = tuple(n // k for n, k in zip(x.shape, window))
+        return window_compiled.gather(t, x, better is np.greater_equal, form).reshape(out_sp)
     xp, out_sp, slices = _padded_windows(x, window, strides, pads, base_dilation,
                                          window_dilation, fill)
     tp = pad_dilate(t, pads, base_dilation, 0)
@@ -285,6 +296,9 @@ def scatter_selected(ct, x, window, strides, pads, base_dilation, window_dilatio
                      better):
     """The adjoint of gather_selected: each window's cotangent added at its selected
     position of x (overlapping windows accumulate)."""
+    form = window_compiled.usable(x, window, strides, pads, base_dilation, window_dilation, ct)
+    if form is not None:
+        return window_compiled.scatter(ct, x, better is np.greater_equal, form).reshape(x.shape)
     xp, out_sp, slices = _padded_windows(x, window, strides, pads, base_dilation,
                                          window_dilation, fill)
     acc = np.zeros(xp.shape, ct.dtype)
