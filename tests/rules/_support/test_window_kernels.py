@@ -105,3 +105,38 @@ def test_pooling_derivatives_with_infinite_cotangents(window, strides):
     t.flat[int(np.argmax(x))] = np.inf  # the global maximum's tangent is infinite
     tan = fxad.jvp(lambda x: lax.reduce_window_max(x, **kw), (x,), (t,))[1]
     assert not np.isnan(tan).any() and np.isinf(tan).any()
+
+
+# (forward input NHWC, kernel HWIO, strides, padding, rhs dilation): the filter transpose of
+# this convolution, whose examples are the input's features, takes the few-examples
+# columns path for 1 to 4 features; 5 and a contiguous operand do not
+FILTER_TRANSPOSES = [((6, 7, 5, 1), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), True),
+                     ((4, 9, 8, 3), (2, 3), (2, 1), ((0, 1), (2, 0)), (1, 2), True),
+                     ((3, 10, 1), (4,), (3,), ((2, 1),), (2,), True),
+                     ((4, 6, 6, 5), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), False)]
+
+
+@pytest.mark.parametrize("xshape,ksize,strides,pads,kdil,few", FILTER_TRANSPOSES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_filter_transpose_columns(xshape, ksize, strides, pads, kdil, few, dtype):
+    """conv_nsc on the filter transpose's operands as the rule makes them (transposed views
+    of the forward input and the output cotangent) against the same numbers from
+    contiguous copies (the general im2col path)."""
+    rng = np.random.default_rng(6)
+    d = len(ksize)
+    out_sp = tuple(window_kernels.window_out_size(n, p, 1, k, b, s) for n, p, k, b, s in
+                   zip(xshape[1:-1], pads, ksize, kdil, strides))
+    x = rng.standard_normal(xshape).astype(dtype)
+    ct = rng.standard_normal(xshape[:1] + out_sp + (2,)).astype(dtype)
+    # as _ct_rhs builds them: x's features are the batch, ct is the kernel (its examples
+    # the contracted features), the forward strides the kernel dilation
+    perm = (d + 1,) + tuple(range(1, d + 1)) + (0,)
+    xv, wv = x.transpose(perm), ct.transpose(tuple(range(1, d + 1)) + (0, d + 1))
+    assert window_kernels._few_inner_examples(xv, wv, 1) is few
+    args = (kdil, pads, (1,) * d, strides, 1, 1, dtype)
+    got = window_kernels.conv_nsc(xv, wv, *args)
+    want = window_kernels.conv_nsc(np.ascontiguousarray(xv), np.ascontiguousarray(wv), *args)
+    assert got.dtype == want.dtype == dtype and got.shape == want.shape
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+    assert not window_kernels._few_inner_examples(np.ascontiguousarray(xv), wv, 1)
