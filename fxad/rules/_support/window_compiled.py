@@ -21,6 +21,7 @@ kernel once per dtype (float32 / float64), later processes load the machine code
 """
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -29,7 +30,8 @@ import warnings
 import numpy as np
 
 MIN_SIZE = 1 << 14  # smaller operands stay on NumPy: no Numba import for small arrays
-enabled = [True]    # tests switch the kernels off to compare with the NumPy forms
+# fxad.config.eager_kernels (FXAD_EAGER_KERNELS=0 turns them off); tests compare both forms
+enabled = [os.environ.get("FXAD_EAGER_KERNELS", "1") != "0"]
 compile_log = []    # (kernel, dtype, seconds) of each first call in this process
 
 _SOURCE = '''

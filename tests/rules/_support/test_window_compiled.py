@@ -123,3 +123,15 @@ def test_max_pool_through_the_kernels(small, monkeypatch):
     np.testing.assert_array_equal(tan, _numpy(monkeypatch, lambda: fxad.jvp(
         lambda x: lax.reduce_window_max(x, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"), (xs[0],),
         (xs[1],))[1]))
+
+
+def test_config_switch(small):
+    x = np.zeros((2, 4, 4, 3), np.float32)
+    args = ((1, 2, 2, 1), (1, 2, 2, 1), (Z,) * 4, (1,) * 4, (1,) * 4)
+    assert fxad.config.eager_kernels and wc.usable(x, *args) is not None
+    fxad.config.eager_kernels = False
+    try:
+        assert wc.usable(x, *args) is None
+    finally:
+        fxad.config.eager_kernels = True
+    assert wc.usable(x, *args) is not None
