@@ -89,13 +89,12 @@ def offset_slices(window, strides, window_dilation, out_shape):
 # Feature groups split C and O into G blocks; batch groups split N and O into B blocks; at
 # most one of them exceeds 1, so both are "g groups" of one batched matmul.
 
-def _few_inner_examples(x, w, g):
-    """A filter transpose of a layer with few input features (an image's 1 or 3 channels):
-    x's few examples (the layer's input features) stored inside its features (the layer's
-    examples), and w (the layer's output cotangent) stored features-major."""
-    n, c = x.shape[0], x.shape[-1]
+def _examples_inner(x, w, g):
+    """A filter transpose's operands: x's examples (the layer's input features) stored
+    inside its features (the layer's examples), and w (the layer's output cotangent)
+    stored features-major."""
     d = x.ndim - 2
-    return (g == 1 and n <= 4 and c > 1 and abs(x.strides[-1]) == max(map(abs, x.strides))
+    return (g == 1 and x.shape[-1] > 1 and abs(x.strides[-1]) == max(map(abs, x.strides))
             and abs(w.strides[d]) == max(map(abs, w.strides)))
 
 
@@ -103,8 +102,8 @@ def conv_nsc(x, w, strides, pads, lhs_dilation, rhs_dilation, fgc, bgc, out_dtyp
     d = x.ndim - 2
     full_pads = ((0, 0),) + tuple(pads) + ((0, 0),)
     dil = (1,) + tuple(lhs_dilation) + (1,)
-    few = _few_inner_examples(x, w, fgc * bgc)
-    if few:  # padded in x's own memory order (C, spatial..., N): windows read in runs
+    inner = _examples_inner(x, w, fgc * bgc)
+    if inner:  # padded in x's own memory order (C, spatial..., N): windows read in runs
         flip = (d + 1,) + tuple(range(1, d + 1)) + (0,)
         xp = pad_dilate(x.transpose(flip), [full_pads[a] for a in flip],
                         [dil[a] for a in flip], 0).transpose(flip)
@@ -120,21 +119,32 @@ def conv_nsc(x, w, strides, pads, lhs_dilation, rhs_dilation, fgc, bgc, out_dtyp
                out_sp):
         return _conv_fft(xp, w, strides, rhs_dilation, fgc, bgc, out_sp).astype(
             out_dtype, copy=False)
-    if few:
+    if inner:
         return _conv_columns_ck(xp, w, strides, rhs_dilation, out_sp, out_dtype)
     return _conv_im2col(xp, w, strides, rhs_dilation, fgc, bgc, out_sp, out_dtype)
 
 
 def _conv_columns_ck(xp, w, strides, rhs_dilation, out_sp, out_dtype):
-    """im2col with the contraction ordered (C, K...) rather than (K..., C): the columns are
-    the window view in its own order and w (features-major) needs no copy."""
+    """im2col for a filter transpose, the contraction ordered (C, K...) rather than (K...,
+    C), so that w (features-major) is not copied, and the columns copied from xp (stored
+    (C, spatial..., N)) in runs: (N, P..., C, K...) -- the window view's own order -- for
+    a few examples (runs along the window), else (C, K..., P..., N) (runs along the
+    batch), used transposed in the one matrix product."""
     d = xp.ndim - 2
     n, c, o = xp.shape[0], xp.shape[-1], w.shape[-1]
     kvol, pvol = int(np.prod(w.shape[:d])), int(np.prod(out_sp))
     v = window_views(xp, tuple(range(1, d + 1)), w.shape[:d], strides, rhs_dilation)
-    cols = np.ascontiguousarray(v).reshape(n * pvol, c * kvol)  # (N, P..., C, K...)
     wm = w.transpose((d,) + tuple(range(d)) + (d + 1,)).reshape(c * kvol, o)
-    return np.matmul(cols, wm).astype(out_dtype, copy=False).reshape((n,) + out_sp + (o,))
+    if n <= 4:
+        cols = np.ascontiguousarray(v).reshape(n * pvol, c * kvol)
+        out = np.matmul(cols, wm)
+    else:
+        perm = (d + 1,) + tuple(range(d + 2, 2 * d + 2)) + tuple(range(1, d + 1)) + (0,)
+        cols = np.empty(tuple(v.shape[a] for a in perm), xp.dtype)
+        np.copyto(cols, v.transpose(perm))
+        out = np.matmul(cols.reshape(c * kvol, pvol * n).T, wm)  # (P..., N) rows
+        out = out.reshape(pvol, n, o).transpose(1, 0, 2)
+    return out.astype(out_dtype, copy=False).reshape((n,) + out_sp + (o,))
 
 
 _BLOCK_BYTES = 1 << 20  # im2col rows gathered per matmul: about what stays in L2

@@ -108,17 +108,19 @@ def test_pooling_derivatives_with_infinite_cotangents(window, strides):
 
 
 # (forward input NHWC, kernel HWIO, strides, padding, rhs dilation): the filter transpose of
-# this convolution, whose examples are the input's features, takes the few-examples
-# columns path for 1 to 4 features; 5 and a contiguous operand do not
-FILTER_TRANSPOSES = [((6, 7, 5, 1), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), True),
-                     ((4, 9, 8, 3), (2, 3), (2, 1), ((0, 1), (2, 0)), (1, 2), True),
-                     ((3, 10, 1), (4,), (3,), ((2, 1),), (2,), True),
-                     ((4, 6, 6, 5), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), False)]
+# this convolution, whose examples are the input's features; up to 4 of them take the
+# (N, P, C, K) columns, more the (C, K, P, N) ones
+FILTER_TRANSPOSES = [((6, 7, 5, 1), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),
+                     ((4, 9, 8, 3), (2, 3), (2, 1), ((0, 1), (2, 0)), (1, 2)),
+                     ((3, 10, 1), (4,), (3,), ((2, 1),), (2,)),
+                     ((4, 6, 6, 5), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),
+                     ((5, 9, 7, 6), (3, 2), (2, 3), ((1, 0), (0, 2)), (2, 1)),
+                     ((2, 5, 4, 3, 7), (2, 2, 3), (1, 2, 1), ((1, 1), (0, 1), (1, 1)), (1, 1, 2))]
 
 
-@pytest.mark.parametrize("xshape,ksize,strides,pads,kdil,few", FILTER_TRANSPOSES)
+@pytest.mark.parametrize("xshape,ksize,strides,pads,kdil", FILTER_TRANSPOSES)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_filter_transpose_columns(xshape, ksize, strides, pads, kdil, few, dtype):
+def test_filter_transpose_columns(xshape, ksize, strides, pads, kdil, dtype):
     """conv_nsc on the filter transpose's operands as the rule makes them (transposed views
     of the forward input and the output cotangent) against the same numbers from
     contiguous copies (the general im2col path)."""
@@ -132,11 +134,15 @@ def test_filter_transpose_columns(xshape, ksize, strides, pads, kdil, few, dtype
     # the contracted features), the forward strides the kernel dilation
     perm = (d + 1,) + tuple(range(1, d + 1)) + (0,)
     xv, wv = x.transpose(perm), ct.transpose(tuple(range(1, d + 1)) + (0, d + 1))
-    assert window_kernels._few_inner_examples(xv, wv, 1) is few
+    assert window_kernels._examples_inner(xv, wv, 1)
     args = (kdil, pads, (1,) * d, strides, 1, 1, dtype)
     got = window_kernels.conv_nsc(xv, wv, *args)
-    want = window_kernels.conv_nsc(np.ascontiguousarray(xv), np.ascontiguousarray(wv), *args)
-    assert got.dtype == want.dtype == dtype and got.shape == want.shape
+    xc, wc = np.ascontiguousarray(xv), np.ascontiguousarray(wv)
+    assert not window_kernels._examples_inner(xc, wv, 1)
+    assert not window_kernels._examples_inner(xv, wc, 1)
+    assert not window_kernels._examples_inner(xv, wv, 2)  # groups: the general path
     tol = 1e-5 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
-    assert not window_kernels._few_inner_examples(np.ascontiguousarray(xv), wv, 1)
+    for want in (window_kernels.conv_nsc(xc, wc, *args), window_kernels.conv_nsc(xv, wc, *args),
+                 window_kernels.conv_nsc(xc, wv, *args)):
+        assert got.dtype == want.dtype == dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())

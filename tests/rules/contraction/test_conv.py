@@ -46,8 +46,8 @@ CONFIGS = [
     ("nhwc-groups-nchw-out", (2, 5, 6, 4), (3, 2, 2, 6),
      dict(window_strides=(2, 1), padding="VALID", dimension_numbers=("NHWC", "HWIO", "NCHW"),
           feature_group_count=2)),
-    # filter transposes of layers with 1 input feature (the few-examples columns path of
-    # window_kernels.conv_nsc) and 5 (just past it)
+    # filter transposes of layers with 1 input feature and with 5 (window_kernels.conv_nsc's
+    # two column orders for a filter transpose: up to 4 examples, and more)
     ("nhwc-one-feature", (3, 6, 5, 1), (3, 3, 1, 4),
      dict(window_strides=(1, 1), padding="SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))),
     ("nchw-one-feature-strided-dilated", (2, 1, 7, 6), (3, 1, 3, 2),
