@@ -228,24 +228,32 @@ def _run(name, dtype, *args):
 _OPS = {np.maximum: 0, np.minimum: 1, np.add: 2}
 
 
+def _c(a, shape):
+    """a as a C-contiguous, writeable, aligned array of this shape: the one array type each
+    kernel is compiled for (a read-only view would be another type, another compile)."""
+    a = np.ascontiguousarray(a)
+    if not (a.flags.writeable and a.flags.aligned):
+        a = a.copy()
+    return a.reshape(shape)
+
+
 def reduce(ufunc, x, form):
     """The windows' max / min / sum, shaped (A, B, C)."""
     out = np.empty((form[0], form[2], form[4]), x.dtype)
-    _run("tiled_reduce", x.dtype, np.ascontiguousarray(x).reshape(form), _OPS[ufunc], out)
+    _run("tiled_reduce", x.dtype, _c(x, form), _OPS[ufunc], out)
     return out
 
 
 def scatter(ct, x, is_max, form):
     """Each window's cotangent at its selected position (shaped like x's form)."""
     out = np.empty(form, ct.dtype)
-    _run("tiled_scatter", x.dtype, np.ascontiguousarray(ct).reshape(form[0], form[2], form[4]),
-         np.ascontiguousarray(x).reshape(form), is_max, out)
+    _run("tiled_scatter", x.dtype, _c(ct, (form[0], form[2], form[4])), _c(x, form), is_max,
+         out)
     return out
 
 
 def gather(t, x, is_max, form):
     """t at each window's selected position, shaped (A, B, C)."""
     out = np.empty((form[0], form[2], form[4]), t.dtype)
-    _run("tiled_gather", x.dtype, np.ascontiguousarray(t).reshape(form),
-         np.ascontiguousarray(x).reshape(form), is_max, out)
+    _run("tiled_gather", x.dtype, _c(t, form), _c(x, form), is_max, out)
     return out

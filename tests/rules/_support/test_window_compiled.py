@@ -135,3 +135,25 @@ def test_config_switch(small):
     finally:
         fxad.config.eager_kernels = True
     assert wc.usable(x, *args) is not None
+
+
+def test_read_only_and_strided_operands(small, monkeypatch):
+    """Views of any layout, read-only ones too, reach the kernels as the one array type
+    they are compiled for, with the NumPy forms' values."""
+    base = _data((4, 8, 6, 6), np.float64, 3, True)
+    x = base[:, :, :, ::2]  # strided
+    ro = np.ascontiguousarray(base.transpose(0, 2, 1, 3))
+    ro.flags.writeable = False  # C-contiguous: np.ascontiguousarray keeps it read-only
+    args = ((1, 2, 2, 1), (1, 2, 2, 1), (Z,) * 4, (1,) * 4, (1,) * 4)
+    for a in (x, ro):
+        assert wc.usable(a, *args) is not None
+        ct = _data(tuple(n // k for n, k in zip(a.shape, args[0])), np.float64, 4, True)
+        np.testing.assert_array_equal(
+            reduce_windows(np.maximum, a, *args, -np.inf),
+            _numpy(monkeypatch, reduce_windows, np.maximum, a, *args, -np.inf))
+        np.testing.assert_array_equal(
+            scatter_selected(ct, a, *args, -np.inf, np.greater_equal),
+            _numpy(monkeypatch, scatter_selected, ct, a, *args, -np.inf, np.greater_equal))
+    kernels = wc._module()
+    assert all(len(getattr(kernels, k).signatures) <= 2 for k in
+               ("tiled_reduce", "tiled_scatter", "tiled_gather"))  # float32 and float64 only
