@@ -1,7 +1,8 @@
 """NumPy kernels behind the convolution and windowed-reduction primitives (fxad/rules/contraction/conv.py,
 fxad/rules/reduction/windowed.py): padding with dilation, strided window views, the convolution by
 im2col + one matmul or by FFT, and the window loops of the reductions and of max pooling's
-derivatives. Plain NumPy/SciPy on arrays: no tracing happens here.
+derivatives. Plain NumPy/SciPy on arrays: no tracing happens here; windows that tile the
+operand go to the compiled loops of window_compiled.py when Numba imports (same values).
 
 Conventions shared with the rules: per-axis parameters are tuples; `pads` are (lo, hi) pairs
 (negative values crop); `dilation` a (base/lhs) dilation puts `d - 1` holes between elements;
