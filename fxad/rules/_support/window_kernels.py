@@ -141,9 +141,18 @@ def _conv_columns_ck(xp, w, strides, rhs_dilation, out_sp, out_dtype):
         out = np.matmul(cols, wm)
     else:
         perm = (d + 1,) + tuple(range(d + 2, 2 * d + 2)) + tuple(range(1, d + 1)) + (0,)
-        cols = np.empty(tuple(v.shape[a] for a in perm), xp.dtype)
-        np.copyto(cols, v.transpose(perm))
-        out = np.matmul(cols.reshape(c * kvol, pvol * n).T, wm)  # (P..., N) rows
+        vt = v.transpose(perm)
+        # blocks of the contracted examples, so the columns stay in cache; the partial
+        # products (P..., N) x O are small
+        step = max(_BLOCK_BYTES // (kvol * pvol * n * xp.itemsize), 1)
+        buf = np.empty((min(step, c),) + vt.shape[1:], xp.dtype)
+        out = None
+        for s in range(0, c, step):
+            e = min(s + step, c)
+            cols = buf[:e - s]
+            np.copyto(cols, vt[s:e])
+            part = np.matmul(cols.reshape((e - s) * kvol, pvol * n).T, wm[s * kvol:e * kvol])
+            out = part if out is None else np.add(out, part, out=out)
         out = out.reshape(pvol, n, o).transpose(1, 0, 2)
     return out.astype(out_dtype, copy=False).reshape((n,) + out_sp + (o,))
 

@@ -120,10 +120,13 @@ FILTER_TRANSPOSES = [((6, 7, 5, 1), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),
 
 @pytest.mark.parametrize("xshape,ksize,strides,pads,kdil", FILTER_TRANSPOSES)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_filter_transpose_columns(xshape, ksize, strides, pads, kdil, dtype):
+@pytest.mark.parametrize("block", [window_kernels._BLOCK_BYTES, 1])
+def test_filter_transpose_columns(monkeypatch, xshape, ksize, strides, pads, kdil, dtype, block):
     """conv_nsc on the filter transpose's operands as the rule makes them (transposed views
     of the forward input and the output cotangent) against the same numbers from
-    contiguous copies (the general im2col path)."""
+    contiguous copies (the general im2col path); in one block of examples and in blocks
+    of one example."""
+    monkeypatch.setattr(window_kernels, "_BLOCK_BYTES", block)
     rng = np.random.default_rng(6)
     d = len(ksize)
     out_sp = tuple(window_kernels.window_out_size(n, p, 1, k, b, s) for n, p, k, b, s in
