@@ -168,6 +168,17 @@ PROGRAMS += [
     ("transpose-2d", lambda x: x.T * 2.0, (_A,)),
     ("transpose-3d", lambda x: fnp.transpose(x, (2, 0, 1)) + 1.0, (_X3[:, :4],)),
     ("broadcast_to", lambda x: fnp.broadcast_to(x, (3, 5)) * 2.0, (_V,)),
+    # broadcasts are zero-stride views: size-1 axes stretched, new leading axes, size-1 axes
+    # kept, strided and transposed operands, a 0-d operand
+    ("broadcast_to-size-one-axes", lambda x: fnp.broadcast_to(fnp.sin(x)[:, :1], (4, 6)) * x,
+     (_R.normal(size=(4, 6)),)),
+    ("broadcast_to-new-and-kept-axes", lambda x: fnp.broadcast_to(x[:1], (2, 3, 1, 5)) + 1.0,
+     (_A[:, None, :].reshape(4, 1, 5),)),
+    ("broadcast_to-transposed-f32", lambda x: fnp.broadcast_to(x.T[None], (3, 5, 4)) * 2.0,
+     (_A.astype(np.float32),)),
+    ("broadcast_to-strided", lambda x: fnp.broadcast_to(x[::2, 1:2], (3, 2, 4)) - x[0, 0],
+     (_A,)),
+    ("broadcast_to-0d", lambda x: fnp.broadcast_to(fnp.sum(x), (2, 3)) * x[:2, :3], (_A,)),
     ("concatenate", lambda x, y: fnp.concatenate([x * 2.0, y], axis=0), (_A, _A[:2])),
     ("flip", lambda x: fnp.flip(x, axis=1) - x, (_A,)),
     ("getitem", lambda x: x[1:3, ::-2] * x[0, None, 1:4] + x[-1, 2], (_A,)),
