@@ -170,18 +170,28 @@ def _conv_im2col(xp, w, strides, rhs_dilation, fgc, bgc, out_sp, out_dtype):
     kvol, pvol = int(np.prod(ksize)), int(np.prod(out_sp))
     v = window_views(xp, tuple(range(1, d + 1)), ksize, strides, rhs_dilation)
     if g == 1:  # blocks of examples: each block's columns are written and read from cache
-        v = v.transpose((0,) + tuple(range(1, d + 1)) + tuple(range(d + 2, 2 * d + 2))
-                        + (d + 1,))  # (N, P..., K..., C)
+        sp, ko = tuple(range(1, d + 1)), tuple(range(d + 2, 2 * d + 2))
+        # columns (N, P..., K..., C) are copied in runs of C: for a few features (an
+        # image's), (K..., C, N, P...) instead, in runs along the positions, used transposed
+        few = c <= 4
+        v = v.transpose(ko + (d + 1, 0) + sp if few else (0,) + sp + ko + (d + 1,))
         wm = w.reshape(kvol * c, o)
         out = np.empty((n, pvol, o), out_dtype)
         step = max(_BLOCK_BYTES // (pvol * kvol * c * xp.itemsize), -(-_MIN_ROWS // pvol), 1)
-        buf = np.empty((min(step, n),) + v.shape[1:], xp.dtype)
+        buf = np.empty(min(step, n) * pvol * kvol * c, xp.dtype)
         for s in range(0, n, step):
             e = min(s + step, n)
-            cols = buf[:e - s]
-            np.copyto(cols, v[s:e])
-            np.matmul(cols.reshape((e - s) * pvol, kvol * c), wm,
-                      out=out[s:e].reshape((e - s) * pvol, o))
+            rows = (e - s) * pvol
+            if few:
+                block = v[(slice(None),) * (d + 1) + (slice(s, e),)]
+                cols = buf[:rows * kvol * c].reshape(block.shape)
+                np.copyto(cols, block)
+                cols = cols.reshape(kvol * c, rows).T
+            else:
+                cols = buf[:rows * kvol * c].reshape((e - s,) + v.shape[1:])
+                np.copyto(cols, v[s:e])
+                cols = cols.reshape(rows, kvol * c)
+            np.matmul(cols, wm, out=out[s:e].reshape(rows, o))
         return out.reshape((n,) + out_sp + (o,))
     # v: (N, P..., C, K...) -> (B, Nb, P..., G, Cg, K...) -> (g, Nb * P, K * Cg), one copy
     v = v.reshape((bgc, nb) + out_sp + (fgc, cg) + ksize)

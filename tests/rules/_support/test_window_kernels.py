@@ -149,3 +149,46 @@ def test_filter_transpose_columns(monkeypatch, xshape, ksize, strides, pads, kdi
                  window_kernels.conv_nsc(xc, wv, *args)):
         assert got.dtype == want.dtype == dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+# (input NHWC, kernel spatial, output features, strides, rhs dilation, padding): the
+# forward im2col for up to 4 input features copies its columns as (K..., C, N, P...)
+FEW_FEATURES = [((5, 12, 11, 1), (3, 3), 4, (1, 1), (1, 1), "SAME"),
+                ((5, 13, 10, 3), (2, 3), 2, (2, 1), (1, 2), ((1, 0), (2, 1))),
+                ((5, 9, 4), (3,), 3, (2,), (2,), "VALID"),
+                ((5, 10, 9, 5), (3, 3), 2, (1, 2), (1, 1), "SAME")]  # 5: the other order
+
+
+@pytest.mark.parametrize("xshape,ksize,o,strides,kdil,padding", FEW_FEATURES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_im2col_column_orders_in_blocks(monkeypatch, xshape, ksize, o, strides, kdil, padding,
+                                        dtype):
+    """Blocks of 2 examples (the last one partial) against an einsum over NumPy's sliding
+    windows of the padded input."""
+    d = len(ksize)
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(xshape)
+    w = rng.standard_normal(ksize + (xshape[-1], o))
+    layout = {1: ("NWC", "WIO", "NWC"), 2: ("NHWC", "HWIO", "NHWC")}[d]
+    want = lax.conv_general_dilated(x, w, strides, padding, rhs_dilation=kdil,
+                                    dimension_numbers=layout)
+    # the reference: einsum over the windows of the padded input
+    pads = (lax.padtype_to_pads(xshape[1:-1], [(k - 1) * b + 1 for k, b in zip(ksize, kdil)],
+                                strides, padding) if isinstance(padding, str) else padding)
+    xp = np.pad(x, ((0, 0),) + tuple(pads) + ((0, 0),))
+    win = np.lib.stride_tricks.sliding_window_view(
+        xp, [(k - 1) * b + 1 for k, b in zip(ksize, kdil)], axis=tuple(range(1, d + 1)))
+    win = win[(slice(None),) + tuple(slice(None, None, s) for s in strides) + (slice(None),)
+              + tuple(slice(None, None, b) for b in kdil)]
+    ref = np.einsum(win, [0] + list(range(1, d + 1)) + [9] + list(range(10, 10 + d)),
+                    w, list(range(10, 10 + d)) + [9, 20],
+                    [0] + list(range(1, d + 1)) + [20])
+    np.testing.assert_allclose(want, ref, rtol=1e-12, atol=1e-12)
+    pvol, kvol = int(np.prod(ref.shape[1:-1])), int(np.prod(ksize))
+    monkeypatch.setattr(window_kernels, "_BLOCK_BYTES", 2 * pvol * kvol * xshape[-1] * 8)
+    monkeypatch.setattr(window_kernels, "_MIN_ROWS", 1)
+    got = lax.conv_general_dilated(x.astype(dtype), w.astype(dtype), strides, padding,
+                                   rhs_dilation=kdil, dimension_numbers=layout)
+    assert got.dtype == dtype
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
