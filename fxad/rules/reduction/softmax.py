@@ -20,7 +20,8 @@ from ...interpreters.jvp import Zero
 from ...interpreters.transpose import is_undefined
 from ..helpers import broadcast_batched, defbatch_unary_axes, shape_of
 from .. import ops
-from .reduce import reduce_sum
+from ...ir.staging import stage
+from .reduce import reduce_max, reduce_sum
 
 
 def _softmax_impl(x, axis):
@@ -39,11 +40,31 @@ def _softmax_jvp(primals, tangents, axis):
     return p, (Zero.like(p) if type(t) is Zero else softmax_tangent(p, t, axis))
 
 
+def _softmax_composite(x, axis):
+    """The impl as lax operations, in the impl's order (the numba backend inlines it)."""
+    m = reduce_max(x, (axis,), True)
+    e = ops.exp(ops.sub(x, ops.select(ops.isfinite(m), m, 0.0)))
+    s = reduce_sum(e, (axis,), True)
+    return ops.div(e, ops.select(ops.gt(s, 0), s, 1.0))
+
+
+def _inlined(composite):
+    """A numba lowering: the composite staged at the equation's types and inlined into the
+    compiled program, where its elementwise steps fuse (None: the equation runs on NumPy)."""
+    def rule(ctx, args, axis):
+        closed = stage(lambda *xs: [composite(*xs, axis)], list(ctx.in_avals),
+                       name=f"{composite.__name__} (numba)")
+        outs = ctx.inline(closed, args)
+        return None if outs is None else outs[0]
+    return rule
+
+
 softmax_p = Primitive("softmax", memory="fresh")
 softmax_p.def_impl(_softmax_impl)
 softmax_p.def_abstract_eval(lambda x, axis: ShapedArray(x.shape, x.dtype))
 softmax_p.def_jvp(_softmax_jvp)
 defbatch_unary_axes(softmax_p, "axis")
+softmax_p.def_lowering(_inlined(_softmax_composite), backend="numba")
 
 
 def softmax(x, axis=-1):
@@ -95,6 +116,10 @@ def _tangent_batch(vals, dims, axis):
     return softmax_tangent(p, t, axis + 1), 0
 
 
+def _tangent_composite(p, t, axis):
+    return ops.mul(ops.sub(t, reduce_sum(ops.mul(t, p), (axis,), True)), p)
+
+
 softmax_tangent_p = Primitive("softmax_tangent", memory="fresh")
 softmax_tangent_p.def_impl(_tangent_impl)
 softmax_tangent_p.def_abstract_eval(lambda p, t, axis: ShapedArray(
@@ -102,6 +127,7 @@ softmax_tangent_p.def_abstract_eval(lambda p, t, axis: ShapedArray(
 softmax_tangent_p.def_jvp(_tangent_jvp)
 softmax_tangent_p.def_transpose(_tangent_transpose)
 softmax_tangent_p.def_batch(_tangent_batch)
+softmax_tangent_p.def_lowering(_inlined(_tangent_composite), backend="numba")
 
 
 def softmax_tangent(p, t, axis):
