@@ -15,6 +15,7 @@ import pytest
 
 import fxad
 import fxad.numpy as fnp
+from fxad.rules.reduction.softmax import softmax as _softmax
 from fxad import core, lax
 from fxad.errors import CompilationWarning, FxadValueError
 from fxad.ir import numba_backend
@@ -99,6 +100,13 @@ BINARY = [("add", lambda x, y: x + y), ("sub", lambda x, y: x - y), ("mul", lamb
           ("gt", fnp.greater), ("ge", fnp.greater_equal), ("and", fnp.logical_and),
           ("or", fnp.logical_or), ("select", lambda x, y: fnp.where(x > y, x, y * 2.0)),
           ("complex", lax.complex)]
+
+def _masked_logits():
+    x = _R.normal(size=(2, 3, 4)).astype(np.float32)
+    x[0, 1] = -np.inf  # a row of -inf: zeros
+    x[1, :, 2] = -np.inf
+    return x
+
 
 PROGRAMS = []
 for _n, _f in UNARY:
@@ -220,6 +228,22 @@ PROGRAMS += [
      (_R.normal(size=(2, 3, 4, 5)), _R.normal(size=(2, 6, 5)))),
     ("dg-two-batch-dims", lambda a, b: lax.dot_general(a, b, (((4,), (2,)), ((0, 1), (0, 1)))),
      (_R.normal(size=(2, 2, 3, 2, 4)), _R.normal(size=(2, 2, 4, 3)))),
+    ("dg-3d-aTb", lambda a, b: lax.dot_general(a, b, (((0, 1), (0, 1)), ((), ()))),
+     (_R.normal(size=(3, 4, 5)), _R.normal(size=(3, 4, 2)))),
+    ("dg-3d-aTb-f32-views", lambda a, b: lax.dot_general(a[:, ::2], b, (((0, 1), (0, 1)),
+                                                                        ((), ()))),
+     (_R.normal(size=(3, 4, 5)).astype(np.float32), _R.normal(size=(3, 2, 2)).astype(
+         np.float32))),
+    ("dg-3d-aTb-rhs-T", lambda a, b: lax.dot_general(a, b, (((0,), (1,)), ((), ()))),
+     (_R.normal(size=(3, 4, 5)), _R.normal(size=(2, 3)))),
+    ("dg-batched-aTb", lambda a, b: lax.dot_general(a, b, (((1,), (1,)), ((0,), (0,)))),
+     (_R.normal(size=(2, 3, 4, 5)), _R.normal(size=(2, 3, 6)))),
+    ("dg-weight-grad", fxad.grad(lambda x, w: fnp.sum(fnp.tanh(x @ w)), argnums=1),
+     (_R.normal(size=(2, 3, 4)).astype(np.float32), _R.normal(size=(4, 5)).astype(np.float32))),
+    # the softmax primitives: their composites inlined (and fused), NumPy's bits
+    ("softmax", lambda x: _softmax(x, 1) * 2.0, (_masked_logits(),)),
+    ("softmax-grad", fxad.grad(lambda x, w: fnp.sum(_softmax(x, 2) * w)),
+     (_masked_logits(), _R.normal(size=(2, 3, 4)).astype(np.float32))),
     ("mlp-layer", lambda x, w, b: fnp.tanh(x @ w + b), (_A.astype(np.float32),
                                                          _B.astype(np.float32),
                                                          _V[:3].astype(np.float32))),
