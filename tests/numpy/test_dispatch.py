@@ -58,6 +58,13 @@ LAX_ONLY = {  # they call fxad.lax (or are lax functions): there is no NumPy fun
                         "NumPy has no batched tensordot (np.einsum routes it its own way)",
     "dg-batched-3d-abT": "lax.dot_general, as dg-batched-3d-ab, the rhs contracted on its "
                          "last dim",
+    "dg-3d-aTb": "lax.dot_general with the lhs's contracted dims leading it (np.tensordot "
+                 "would be the NumPy spelling; the row exercises lax's own layout path)",
+    "dg-3d-aTb-rhs-T": "lax.dot_general, as dg-3d-aTb, the rhs contracted on its last dim",
+    "dg-batched-aTb": "lax.dot_general with a batch dim and the contracted dim leading the "
+                      "rest: NumPy has no batched tensordot",
+    "dg-lead-and-trail-mixed": "lax.dot_general with contracted dims neither leading nor "
+                               "trailing (the tensordot path inside lax)",
 }
 OPERATORS_ONLY = {  # no NumPy function in them: operators and methods on the tracer, which
     # are the same code whichever module is imported (covered by the tables themselves)
