@@ -134,8 +134,9 @@ def test_lifetimes_that_do_not_overlap_share_bytes():
 
 
 def test_two_threads_at_once_get_their_own_workspace():
-    f = _mlp
-    xs = [_R.normal(size=(64, 8)) for _ in range(4)]
+    w = _R.normal(size=(64, 64)) / 8
+    f = lambda x: fnp.tanh(fnp.tanh(x @ w) @ w) @ w  # noqa: E731  (long enough to overlap)
+    xs = [_R.normal(size=(512, 64)) for _ in range(4)]
     jf, prog = _compiled(f, xs[0])
     want = [fxad.jit(f)(x) for x in xs]
     start = threading.Barrier(4)
@@ -173,9 +174,10 @@ def test_a_nested_call_takes_a_workspace_of_its_own():
     jf = fxad.jit(f, backend="numba")
     prog = jf.lower(x).compiled
     assert prog.arena is not None
-    seen.append(None)
+    seen.append(None)  # (no nesting yet)
     want = fxad.jit(f, backend="numpy")
     want_outer, want_nested = want(x), want(np.asarray(fnp.tanh(x @ _W) @ _W))
+    jf(x)  # this thread's workspace is kept now
     seen.clear()
     out = jf(x)
     assert seen[0] == 0
