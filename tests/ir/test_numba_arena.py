@@ -207,6 +207,22 @@ def test_kept_bytes_are_capped(monkeypatch):
     assert prog.arena.kept_bytes() == sum(w.nbytes for w in prog.arena.workspaces())
 
 
+def test_all_programs_together_keep_at_most_the_total_cap(monkeypatch):
+    x = _R.normal(size=(64, 8))
+    progs = [_compiled(lambda x, k=k: _mlp(x) * k, x) for k in (1.0, 2.0, 3.0)]
+    n = progs[0][1].arena.nbytes
+    assert all(p.arena.nbytes == n for _, p in progs)
+    gc.collect()  # (earlier tests' programs: gone now, not during the test)
+    monkeypatch.setattr(arena, "TOTAL_CAP_BYTES", arena.total_kept_bytes() + 2 * n)
+    for jf, _ in progs:
+        jf(x)
+    assert [p.arena.kept_bytes() for _, p in progs] == [n, n, 0]
+    before = arena.total_kept_bytes()
+    del progs[0], jf
+    gc.collect()
+    assert arena.total_kept_bytes() == before - n  # a collected program's bytes are free
+
+
 def test_a_segment_past_the_cap_allocates_as_before(monkeypatch):
     monkeypatch.setattr(arena, "CAP_BYTES", 1000)  # below one 64 x 8 float64 intermediate
     x = _R.normal(size=(64, 8))

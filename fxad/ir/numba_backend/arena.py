@@ -2,27 +2,30 @@
 
 Numba's allocator takes blocks of megabytes from malloc, which maps fresh pages for each and
 unmaps them when they are freed, so a program that allocates large intermediates page-faults
-(and zeroes) all of them again on every call: the nested Laplacian's ~200 MiB of
-intermediates cost about as much as its arithmetic. A segment's allocations at its top level
-of at least MIN_BYTES that cannot reach its results become slices of one uint8 array `_ws`
-passed in by the driver (`plan`); allocations whose lifetimes do not overlap share bytes.
+(and zeroes) all of them again on every call: for the nested Laplacian's ~200 MiB of
+intermediates, about 40% of its call. A segment's allocations at its top level of at least
+MIN_BYTES that cannot reach its results become slices of one uint8 array `_ws` passed in by
+the driver (`plan`); allocations whose lifetimes do not overlap share bytes.
 
 The driver takes the workspace from its program's `Arena` at the start of a call and gives
 it back at the end: one kept per thread (a call on another thread, or a call nested inside a
 running one, takes a fresh workspace), at most CAP_BYTES kept per program, all dropped with
-the program. Nothing arena-backed leaves a segment: every value it returns or hands to the
-driver was allocated fresh; the driver checks that once more on each segment output and
-copies one that overlaps the workspace (`Arena.fresh`, counted in `copies`).
+the program, and at most TOTAL_CAP_BYTES kept by all programs together. Nothing arena-backed
+leaves a segment: every value it returns or hands to the driver was allocated fresh; the
+driver checks that once more on each segment output and copies one that overlaps the
+workspace (`Arena.fresh`, counted in `copies`).
 """
 from __future__ import annotations
 
 import re
 import threading
+import weakref
 
 import numpy as np
 
 MIN_BYTES = 1 << 20    # smaller intermediates stay with Numba's allocator (malloc reuses them)
-CAP_BYTES = 256 << 20  # a segment needing a larger workspace allocates as before
+CAP_BYTES = 256 << 20  # per program; a segment needing a larger workspace allocates as before
+TOTAL_CAP_BYTES = 1 << 30  # kept by all programs together (a jitted function has up to 64)
 _ALIGN = 64
 
 _ALLOC = re.compile(r"^    (\w+) = _np\.empty\((\([\d, ]*\)|\d+), _np\.(\w+)\)$")
@@ -133,17 +136,22 @@ class Arena:
         self.nbytes = nbytes
         self.copies = 0
         self._free = {}  # thread id -> its workspace, while no call on that thread holds it
-        self._lock = threading.Lock()
+        weakref.finalize(self, _forget, self._free)
 
     def take(self):
-        ws = self._free.pop(threading.get_ident(), None)
+        with _lock:
+            ws = self._free.pop(threading.get_ident(), None)
+            if ws is not None:
+                _total[0] -= ws.nbytes
         return np.empty(self.nbytes, np.uint8) if ws is None else ws
 
     def give(self, ws):
-        with self._lock:
+        with _lock:
             me = threading.get_ident()
-            if me not in self._free and (len(self._free) + 1) * self.nbytes <= CAP_BYTES:
+            if me not in self._free and (len(self._free) + 1) * self.nbytes <= CAP_BYTES and \
+                    _total[0] + ws.nbytes <= TOTAL_CAP_BYTES:
                 self._free[me] = ws
+                _total[0] += ws.nbytes
 
     def fresh(self, x, ws):
         """x, or a copy of it if it shares memory with the workspace."""
@@ -160,4 +168,19 @@ class Arena:
         return list(self._free.values())
 
 
-__all__ = ["plan", "Arena", "MIN_BYTES", "CAP_BYTES"]
+_lock = threading.Lock()
+_total = [0]  # bytes kept by all arenas
+
+
+def _forget(free):
+    """An arena was collected: its workspaces no longer count."""
+    with _lock:
+        _total[0] -= sum(ws.nbytes for ws in free.values())
+        free.clear()
+
+
+def total_kept_bytes():
+    return _total[0]
+
+
+__all__ = ["plan", "Arena", "MIN_BYTES", "CAP_BYTES", "TOTAL_CAP_BYTES", "total_kept_bytes"]
