@@ -474,6 +474,7 @@ def test_the_diagonal_of_a_product_is_computed_without_the_product(name, fn, x, 
         a, M45, (((0,), (0,)), ((), ())))), A45),
     ("leading-axes", lambda a: fnp.diagonal(a.transpose(1, 0, 2) @ M54.T[:, :2]), A245[:, :, :4]),
     ("product-also-returned", lambda a: (fnp.trace(a @ M54), a @ M54), A45),
+    ("leading-axis-cut", lambda a: (a @ M54)[:1, np.arange(4), np.arange(4)], A245),
 ])
 def test_other_diagonals_keep_the_product_and_stay_correct(name, fn, x):
     before = fxad.make_jaxpr(fn)(x)

@@ -224,7 +224,8 @@ def _getitem_diagonal(e, ctx):
             return
     head = spec[:-2]
     if Ellipsis not in head and len(head) != nd - 2 or not all(
-            h is Ellipsis or _whole_slice(h) for h in head):
+            h is Ellipsis or _whole_slice(h) for h in head) or \
+            e.outvars[0].aval.shape != shape[:-1]:  # (a slice's stop may cut its axis)
         return
     p = _product_under(x, ctx, shape)
     if p is None:
@@ -244,7 +245,7 @@ def _getitem_diagonal(e, ctx):
 
 
 def _whole_slice(h):
-    """A slice spec that keeps its whole axis, in order (stop None: see _same_elements)."""
+    """A slice spec from the start of its axis, in order (its stop: checked by shapes)."""
     return type(h) is tuple and h[0] == "s" and h[1] in (None, 0) and h[3] in (None, 1)
 
 
