@@ -223,6 +223,18 @@ def test_all_programs_together_keep_at_most_the_total_cap(monkeypatch):
     assert arena.total_kept_bytes() == before - n  # a collected program's bytes are free
 
 
+def test_a_thread_that_will_not_call_again_releases_its_workspace():
+    x = _R.normal(size=(16, 8))
+    jf, prog = _compiled(lambda x: _mlp(x) * 4.0, x)
+    jf(x)
+    before = arena.total_kept_bytes()
+    assert prog.arena.kept_bytes() == prog.arena.nbytes
+    prog.arena.release()
+    assert prog.arena.kept_bytes() == 0
+    assert arena.total_kept_bytes() == before - prog.arena.nbytes
+    _same(jf(x), fxad.jit(lambda x: _mlp(x) * 4.0)(x))
+
+
 def test_a_segment_past_the_cap_allocates_as_before(monkeypatch):
     monkeypatch.setattr(arena, "CAP_BYTES", 1000)  # below one 64 x 8 float64 intermediate
     x = _R.normal(size=(64, 8))

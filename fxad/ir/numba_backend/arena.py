@@ -153,6 +153,14 @@ class Arena:
                 self._free[me] = ws
                 _total[0] += ws.nbytes
 
+    def release(self):
+        """Drop the calling thread's workspace (a thread that will not call again: the
+        background compile's warm-up run)."""
+        with _lock:
+            ws = self._free.pop(threading.get_ident(), None)
+            if ws is not None:
+                _total[0] -= ws.nbytes
+
     def fresh(self, x, ws):
         """x, or a copy of it if it shares memory with the workspace."""
         if isinstance(x, np.ndarray) and np.may_share_memory(x, ws):
