@@ -29,9 +29,9 @@ def _norm_axis(ax, nd, what):
     return int(ax) % n
 
 
-def _axes_for(axes, tree, n_leaves, what):
+def _axes_for(axes, tree, n_leaves, what, where="vmap"):
     """One axis per leaf of `tree` (which has `n_leaves`) from the in_axes/out_axes prefix,
-    or an error naming it."""
+    or an error naming it (`what` is "in" or "out"; `where` the transformation)."""
     if axes is None or _is_index(axes):  # the common cases, without walking the tree
         return [axes] * n_leaves
     if isinstance(axes, (tuple, list)) and isinstance(tree, (tuple, list)) and \
@@ -41,7 +41,7 @@ def _axes_for(axes, tree, n_leaves, what):
     try:
         return broadcast_prefix(tuple(axes) if isinstance(axes, list) else axes, tree)
     except ValueError as e:
-        raise FxadValueError(f"vmap {what}_axes={axes!r} does not match the structure of the "
+        raise FxadValueError(f"{where} {what}_axes={axes!r} does not match the structure of the "
                              f"{'arguments' if what == 'in' else 'outputs'}: it must be an "
                              f"int, None, or a pytree prefix of them.\n{e}") from None
 

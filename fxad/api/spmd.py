@@ -13,6 +13,7 @@ from ..interpreters.named_axes import check_axis_name, env_key
 from ..rules.collective.replication import varying_outputs
 from ..rules.collective.spmd import spmd_p, stage_body
 from ..tree_util import broadcast_prefix, cache_key, tree_flatten, tree_unflatten
+from .batching import _axes_for
 from .common import _check_callable, _is_index, _leaf, _result
 
 __all__ = ["pmap", "shard_map"]
@@ -85,17 +86,6 @@ def spmd_call(fun, flat, in_dims, out_dims, axis_name, size, executor, cache, ke
     return outs, aux, varying
 
 
-def _prefix(axes, tree, n, what, where):
-    if axes is None or _is_index(axes):
-        return [axes] * n
-    try:
-        return broadcast_prefix(tuple(axes) if isinstance(axes, list) else axes, tree)
-    except ValueError as e:
-        raise FxadValueError(f"{where} {what}={axes!r} does not match the structure of the "
-                             f"{'arguments' if what == 'in_axes' else 'outputs'}: it must be "
-                             f"an int, None, or a pytree prefix of them.\n{e}") from None
-
-
 def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: Any = 0,
          static_broadcasted_argnums: Any = (), devices: Any = None, backend: Any = None,
          axis_size: int | None = None, donate_argnums: Any = (),
@@ -139,7 +129,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                                      f"function was called with {len(args)} arguments")
             else:
                 ax = tuple(in_axes)
-        dims = _prefix(ax, tuple(dyn), len(flat), "in_axes", "pmap")
+        dims = _axes_for(ax, tuple(dyn), len(flat), "in", "pmap")
         norm, sizes = [], {}
         for i, (x, d) in enumerate(zip(flat, dims)):
             if d is not None:
@@ -173,7 +163,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         outs, out_tree, varying = spmd_call(body, flat, norm, 0, name, n, executor,
                                    cache if cache_key(in_tree) is not None else None, key,
                                    "pmap")
-        oax = _prefix(out_axes, tree_unflatten(out_tree, outs), len(outs), "out_axes", "pmap")
+        oax = _axes_for(out_axes, tree_unflatten(out_tree, outs), len(outs), "out", "pmap")
         res = []
         for j, (o, a, v) in enumerate(zip(outs, oax, varying)):
             if a is None:  # unmapped: the same at every index, so index 0's

@@ -20,6 +20,7 @@ from .. import core
 from ..interpreters import tape
 from ..jit import default_backend, set_default_backend
 from ..ir.numba_backend import cache as numba_cache
+from ..rules._support import window_compiled
 
 _FXAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -31,7 +32,9 @@ class Config:
     tests); `fxad.config.jit_backend = "numba"` makes every `jit` without its own `backend`
     compile to native code, and "auto" run NumPy code at once and compiled code once a
     background compile is done (default "numpy", or the environment variable FXAD_JIT_BACKEND);
-    `fxad.config.log_compiles = True` prints each numba compilation and its time."""
+    `fxad.config.log_compiles = True` prints each numba compilation and its time;
+    `fxad.config.eager_kernels = False` (or FXAD_EAGER_KERNELS=0) keeps eager pooling on
+    NumPy where it would call its compiled kernels (same values; notes/13_numba_backend.md)."""
 
     @property
     def jit_backend(self) -> str:
@@ -48,6 +51,14 @@ class Config:
     @log_compiles.setter
     def log_compiles(self, on: bool):
         numba_cache.log_compiles[0] = bool(on)
+
+    @property
+    def eager_kernels(self) -> bool:
+        return window_compiled.enabled[0]
+
+    @eager_kernels.setter
+    def eager_kernels(self, on: bool):
+        window_compiled.enabled[0] = bool(on)
 
     @property
     def eager_tape(self) -> bool:

@@ -27,7 +27,7 @@ def vmap_chunks(fun: Callable, in_axes: Any = 0, out_axes: int = 0) -> Callable:
     every output. Collectives over a named axis need pmap/shard_map. Not in JAX."""
     from ..api.batching import vmap
     from ..api.shapes import ShapeDtypeStruct, eval_shape
-    from ..api.spmd import _prefix
+    from ..api.batching import _axes_for
     from ..jit import jit
     if not isinstance(out_axes, int):
         raise FxadValueError(f"vmap_chunks out_axes must be one int, got {out_axes!r}")
@@ -37,7 +37,7 @@ def vmap_chunks(fun: Callable, in_axes: Any = 0, out_axes: int = 0) -> Callable:
         import dask.array as da
         from dask import delayed
         flat, tree = tree_flatten(tuple(args))
-        dims = _prefix(in_axes, tuple(args), len(flat), "in_axes", "vmap_chunks")
+        dims = _axes_for(in_axes, tuple(args), len(flat), "in", "vmap_chunks")
         moved, sizes = [], set()
         for x, d in zip(flat, dims):
             if d is None:

@@ -7,10 +7,10 @@ Masks (a boolean `mask`, `is_causal`, `local_window_size`, the sequence lengths)
 logits by JAX's large negative number (-0.7 x float32's max), so a fully masked row attends
 uniformly, as in JAX. The softmax is shifted by the row maximum and divides by a guarded sum:
 huge logits stay finite, and a row whose logits are all -inf (a -inf bias) gives zeros with
-zero gradients instead of JAX's NaN. The softmax is a custom_vjp whose backward pass is one
-expression (see _softmax_bwd); it stays differentiable. Logits and softmax are computed in
-the query's precision promoted to at least float32 (JAX always uses float32 for the
-softmax, also for float64 inputs).
+zero gradients instead of JAX's NaN. The softmax is a primitive whose backward pass is one
+equation, p * (ct - sum(ct * p)) (fxad/rules/reduction/softmax.py); it stays
+differentiable. Logits and softmax are computed in the query's precision promoted to at
+least float32 (JAX always uses float32 for the softmax, also for float64 inputs).
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ import numpy as np
 from .. import lax
 from .. import numpy as fnp
 from ..core import get_aval
-from ..custom_derivatives import custom_vjp
 from ..errors import FxadTypeError, FxadValueError
+from ..rules.reduction.softmax import softmax as _softmax
 
 __all__ = ["dot_product_attention"]
 
@@ -33,29 +33,6 @@ def _shifted_exp(x):
     m = lax.select(lax.isfinite(m), m, 0.0)
     e = lax.exp(lax.sub(x, m))
     return e, fnp.sum(e, axis=-1, keepdims=True), m
-
-
-def _softmax_impl(x):
-    """Softmax over the last axis dividing by a guarded sum: a row of -inf gives zeros."""
-    e, s, _ = _shifted_exp(x)
-    return lax.div(e, lax.select(lax.gt(s, 0), s, 1.0))
-
-
-def _softmax_fwd(x):
-    p = _softmax_impl(x)
-    return p, p
-
-
-def _softmax_bwd(p, ct):
-    """The softmax's VJP as one expression, p * (ct - sum(ct * p)): four passes over the
-    [B, K, G, T, S] logits instead of the ~ten of the differentiated composite (measured:
-    the attention block's value and gradient in half the time). It is itself made of fxad
-    operations, so higher derivatives go through it."""
-    return (lax.mul(p, lax.sub(ct, fnp.sum(lax.mul(ct, p), axis=-1, keepdims=True))),)
-
-
-_softmax = custom_vjp(_softmax_impl)
-_softmax.defvjp(_softmax_fwd, _softmax_bwd)
 
 
 def _to_4d(t):

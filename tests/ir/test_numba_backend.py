@@ -15,6 +15,7 @@ import pytest
 
 import fxad
 import fxad.numpy as fnp
+from fxad.rules.reduction.softmax import softmax as _softmax
 from fxad import core, lax
 from fxad.errors import CompilationWarning, FxadValueError
 from fxad.ir import numba_backend
@@ -100,6 +101,13 @@ BINARY = [("add", lambda x, y: x + y), ("sub", lambda x, y: x - y), ("mul", lamb
           ("or", fnp.logical_or), ("select", lambda x, y: fnp.where(x > y, x, y * 2.0)),
           ("complex", lax.complex)]
 
+def _masked_logits():
+    x = _R.normal(size=(2, 3, 4)).astype(np.float32)
+    x[0, 1] = -np.inf  # a row of -inf: zeros
+    x[1, :, 2] = -np.inf
+    return x
+
+
 PROGRAMS = []
 for _n, _f in UNARY:
     PROGRAMS.append((f"{_n}-f64", _f, (grid(),)))
@@ -168,6 +176,17 @@ PROGRAMS += [
     ("transpose-2d", lambda x: x.T * 2.0, (_A,)),
     ("transpose-3d", lambda x: fnp.transpose(x, (2, 0, 1)) + 1.0, (_X3[:, :4],)),
     ("broadcast_to", lambda x: fnp.broadcast_to(x, (3, 5)) * 2.0, (_V,)),
+    # broadcasts are zero-stride views: size-1 axes stretched, new leading axes, size-1 axes
+    # kept, strided and transposed operands, a 0-d operand
+    ("broadcast_to-size-one-axes", lambda x: fnp.broadcast_to(fnp.sin(x)[:, :1], (4, 6)) * x,
+     (_R.normal(size=(4, 6)),)),
+    ("broadcast_to-new-and-kept-axes", lambda x: fnp.broadcast_to(x[:1], (2, 3, 1, 5)) + 1.0,
+     (_A[:, None, :].reshape(4, 1, 5),)),
+    ("broadcast_to-transposed-f32", lambda x: fnp.broadcast_to(x.T[None], (3, 5, 4)) * 2.0,
+     (_A.astype(np.float32),)),
+    ("broadcast_to-strided", lambda x: fnp.broadcast_to(x[::2, 1:2], (3, 2, 4)) - x[0, 0],
+     (_A,)),
+    ("broadcast_to-0d", lambda x: fnp.broadcast_to(fnp.sum(x), (2, 3)) * x[:2, :3], (_A,)),
     ("concatenate", lambda x, y: fnp.concatenate([x * 2.0, y], axis=0), (_A, _A[:2])),
     ("flip", lambda x: fnp.flip(x, axis=1) - x, (_A,)),
     ("getitem", lambda x: x[1:3, ::-2] * x[0, None, 1:4] + x[-1, 2], (_A,)),
@@ -209,6 +228,22 @@ PROGRAMS += [
      (_R.normal(size=(2, 3, 4, 5)), _R.normal(size=(2, 6, 5)))),
     ("dg-two-batch-dims", lambda a, b: lax.dot_general(a, b, (((4,), (2,)), ((0, 1), (0, 1)))),
      (_R.normal(size=(2, 2, 3, 2, 4)), _R.normal(size=(2, 2, 4, 3)))),
+    ("dg-3d-aTb", lambda a, b: lax.dot_general(a, b, (((0, 1), (0, 1)), ((), ()))),
+     (_R.normal(size=(3, 4, 5)), _R.normal(size=(3, 4, 2)))),
+    ("dg-3d-aTb-f32-views", lambda a, b: lax.dot_general(a[:, ::2], b, (((0, 1), (0, 1)),
+                                                                        ((), ()))),
+     (_R.normal(size=(3, 4, 5)).astype(np.float32), _R.normal(size=(3, 2, 2)).astype(
+         np.float32))),
+    ("dg-3d-aTb-rhs-T", lambda a, b: lax.dot_general(a, b, (((0,), (1,)), ((), ()))),
+     (_R.normal(size=(3, 4, 5)), _R.normal(size=(2, 3)))),
+    ("dg-batched-aTb", lambda a, b: lax.dot_general(a, b, (((1,), (1,)), ((0,), (0,)))),
+     (_R.normal(size=(2, 3, 4, 5)), _R.normal(size=(2, 3, 6)))),
+    ("dg-weight-grad", fxad.grad(lambda x, w: fnp.sum(fnp.tanh(x @ w)), argnums=1),
+     (_R.normal(size=(2, 3, 4)).astype(np.float32), _R.normal(size=(4, 5)).astype(np.float32))),
+    # the softmax primitives: their composites inlined (and fused), NumPy's bits
+    ("softmax", lambda x: _softmax(x, 1) * 2.0, (_masked_logits(),)),
+    ("softmax-grad", fxad.grad(lambda x, w: fnp.sum(_softmax(x, 2) * w)),
+     (_masked_logits(), _R.normal(size=(2, 3, 4)).astype(np.float32))),
     ("mlp-layer", lambda x, w, b: fnp.tanh(x @ w + b), (_A.astype(np.float32),
                                                          _B.astype(np.float32),
                                                          _V[:3].astype(np.float32))),

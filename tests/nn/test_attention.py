@@ -205,3 +205,15 @@ def test_bad_arguments_raise_clear_errors(kw, err, match):
     args.update(kw)
     with pytest.raises(err, match=match):
         nn.dot_product_attention(**args)
+
+
+def test_softmax_is_one_primitive_and_its_backward_one_equation():
+    """The softmax is the `softmax` primitive (eager grad derives and caches its pullback;
+    a custom_vjp would take the staged path on every call), and its backward pass is one
+    `softmax_tangent` equation."""
+    q, k, v = _qkv((2, 5, 4, 3), (2, 7, 4, 3))
+    f = lambda q: (nn.dot_product_attention(q, k, v, is_causal=True) ** 2).sum()  # noqa: E731
+    names = [e.primitive.name for e in fxad.make_jaxpr(fxad.grad(f))(q).jaxpr.eqns]
+    assert names.count("softmax") == 1 and names.count("softmax_tangent") == 1
+    assert not [n for n in names if n.startswith("custom")]
+    np.testing.assert_allclose(fxad.grad(f)(q), fxad.jit(fxad.grad(f))(q), rtol=1e-12)

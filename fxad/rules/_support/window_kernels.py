@@ -1,7 +1,8 @@
 """NumPy kernels behind the convolution and windowed-reduction primitives (fxad/rules/contraction/conv.py,
 fxad/rules/reduction/windowed.py): padding with dilation, strided window views, the convolution by
 im2col + one matmul or by FFT, and the window loops of the reductions and of max pooling's
-derivatives. Plain NumPy/SciPy on arrays: no tracing happens here.
+derivatives. Plain NumPy/SciPy on arrays: no tracing happens here; windows that tile the
+operand go to the compiled loops of window_compiled.py when Numba imports (same values).
 
 Conventions shared with the rules: per-axis parameters are tuples; `pads` are (lo, hi) pairs
 (negative values crop); `dilation` a (base/lhs) dilation puts `d - 1` holes between elements;
@@ -15,6 +16,8 @@ import itertools
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+
+from . import window_compiled
 
 
 def dilated(n, d):
@@ -87,10 +90,26 @@ def offset_slices(window, strides, window_dilation, out_shape):
 # Feature groups split C and O into G blocks; batch groups split N and O into B blocks; at
 # most one of them exceeds 1, so both are "g groups" of one batched matmul.
 
+def _examples_inner(x, w, g):
+    """A filter transpose's operands: x's examples (the layer's input features) stored
+    inside its features (the layer's examples), and w (the layer's output cotangent)
+    stored features-major."""
+    d = x.ndim - 2
+    return (g == 1 and x.shape[-1] > 1 and abs(x.strides[-1]) == max(map(abs, x.strides))
+            and abs(w.strides[d]) == max(map(abs, w.strides)))
+
+
 def conv_nsc(x, w, strides, pads, lhs_dilation, rhs_dilation, fgc, bgc, out_dtype):
     d = x.ndim - 2
     full_pads = ((0, 0),) + tuple(pads) + ((0, 0),)
-    xp = pad_dilate(x, full_pads, (1,) + tuple(lhs_dilation) + (1,), 0)
+    dil = (1,) + tuple(lhs_dilation) + (1,)
+    inner = _examples_inner(x, w, fgc * bgc)
+    if inner:  # padded in x's own memory order (C, spatial..., N): windows read in runs
+        flip = (d + 1,) + tuple(range(1, d + 1)) + (0,)
+        xp = pad_dilate(x.transpose(flip), [full_pads[a] for a in flip],
+                        [dil[a] for a in flip], 0).transpose(flip)
+    else:
+        xp = pad_dilate(x, full_pads, dil, 0)
     ksize = w.shape[:d]
     out_sp = tuple(window_out_size(n, p, a, k, b, s) for n, p, a, k, b, s in
                    zip(x.shape[1:-1], pads, lhs_dilation, ksize, rhs_dilation, strides))
@@ -101,7 +120,41 @@ def conv_nsc(x, w, strides, pads, lhs_dilation, rhs_dilation, fgc, bgc, out_dtyp
                out_sp):
         return _conv_fft(xp, w, strides, rhs_dilation, fgc, bgc, out_sp).astype(
             out_dtype, copy=False)
+    if inner:
+        return _conv_columns_ck(xp, w, strides, rhs_dilation, out_sp, out_dtype)
     return _conv_im2col(xp, w, strides, rhs_dilation, fgc, bgc, out_sp, out_dtype)
+
+
+def _conv_columns_ck(xp, w, strides, rhs_dilation, out_sp, out_dtype):
+    """im2col for a filter transpose, the contraction ordered (C, K...) rather than (K...,
+    C), so that w (features-major) is not copied, and the columns copied from xp (stored
+    (C, spatial..., N)) in runs: (N, P..., C, K...) -- the window view's own order -- for
+    a few examples (runs along the window), else (C, K..., P..., N) (runs along the
+    batch), used transposed in the one matrix product."""
+    d = xp.ndim - 2
+    n, c, o = xp.shape[0], xp.shape[-1], w.shape[-1]
+    kvol, pvol = int(np.prod(w.shape[:d])), int(np.prod(out_sp))
+    v = window_views(xp, tuple(range(1, d + 1)), w.shape[:d], strides, rhs_dilation)
+    wm = w.transpose((d,) + tuple(range(d)) + (d + 1,)).reshape(c * kvol, o)
+    if n <= 4:
+        cols = np.ascontiguousarray(v).reshape(n * pvol, c * kvol)
+        out = np.matmul(cols, wm)
+    else:
+        perm = (d + 1,) + tuple(range(d + 2, 2 * d + 2)) + tuple(range(1, d + 1)) + (0,)
+        vt = v.transpose(perm)
+        # blocks of the contracted examples, so the columns stay in cache; the partial
+        # products (P..., N) x O are small
+        step = max(_BLOCK_BYTES // (kvol * pvol * n * xp.itemsize), 1)
+        buf = np.empty((min(step, c),) + vt.shape[1:], xp.dtype)
+        out = None
+        for s in range(0, c, step):
+            e = min(s + step, c)
+            cols = buf[:e - s]
+            np.copyto(cols, vt[s:e])
+            part = np.matmul(cols.reshape((e - s) * kvol, pvol * n).T, wm[s * kvol:e * kvol])
+            out = part if out is None else np.add(out, part, out=out)
+        out = out.reshape(pvol, n, o).transpose(1, 0, 2)
+    return out.astype(out_dtype, copy=False).reshape((n,) + out_sp + (o,))
 
 
 _BLOCK_BYTES = 1 << 20  # im2col rows gathered per matmul: about what stays in L2
@@ -117,18 +170,28 @@ def _conv_im2col(xp, w, strides, rhs_dilation, fgc, bgc, out_sp, out_dtype):
     kvol, pvol = int(np.prod(ksize)), int(np.prod(out_sp))
     v = window_views(xp, tuple(range(1, d + 1)), ksize, strides, rhs_dilation)
     if g == 1:  # blocks of examples: each block's columns are written and read from cache
-        v = v.transpose((0,) + tuple(range(1, d + 1)) + tuple(range(d + 2, 2 * d + 2))
-                        + (d + 1,))  # (N, P..., K..., C)
+        sp, ko = tuple(range(1, d + 1)), tuple(range(d + 2, 2 * d + 2))
+        # columns (N, P..., K..., C) are copied in runs of C: for a few features (an
+        # image's), (K..., C, N, P...) instead, in runs along the positions, used transposed
+        few = c <= 4
+        v = v.transpose(ko + (d + 1, 0) + sp if few else (0,) + sp + ko + (d + 1,))
         wm = w.reshape(kvol * c, o)
         out = np.empty((n, pvol, o), out_dtype)
         step = max(_BLOCK_BYTES // (pvol * kvol * c * xp.itemsize), -(-_MIN_ROWS // pvol), 1)
-        buf = np.empty((min(step, n),) + v.shape[1:], xp.dtype)
+        buf = np.empty(min(step, n) * pvol * kvol * c, xp.dtype)
         for s in range(0, n, step):
             e = min(s + step, n)
-            cols = buf[:e - s]
-            np.copyto(cols, v[s:e])
-            np.matmul(cols.reshape((e - s) * pvol, kvol * c), wm,
-                      out=out[s:e].reshape((e - s) * pvol, o))
+            rows = (e - s) * pvol
+            if few:
+                block = v[(slice(None),) * (d + 1) + (slice(s, e),)]
+                cols = buf[:rows * kvol * c].reshape(block.shape)
+                np.copyto(cols, block)
+                cols = cols.reshape(kvol * c, rows).T
+            else:
+                cols = buf[:rows * kvol * c].reshape((e - s,) + v.shape[1:])
+                np.copyto(cols, v[s:e])
+                cols = cols.reshape(rows, kvol * c)
+            np.matmul(cols, wm, out=out[s:e].reshape(rows, o))
         return out.reshape((n,) + out_sp + (o,))
     # v: (N, P..., C, K...) -> (B, Nb, P..., G, Cg, K...) -> (g, Nb * P, K * Cg), one copy
     v = v.reshape((bgc, nb) + out_sp + (fgc, cg) + ksize)
@@ -196,7 +259,12 @@ def use_fft(dtype, nc, cg, o, g, span, ksize, rhs_dilation, out_sp):
 
 def reduce_windows(ufunc, x, window, strides, pads, base_dilation, window_dilation, fill):
     """ufunc-reduce each window of x padded and dilated with `fill` (the identity): one
-    vectorized ufunc call per window offset, accumulating into the output."""
+    vectorized ufunc call per window offset, accumulating into the output (or the same in
+    one compiled loop, window_compiled.py, when the windows tile x)."""
+    form = window_compiled.usable(x, window, strides, pads, base_dilation, window_dilation)
+    if form is not None and ufunc in (np.maximum, np.minimum, np.add):
+        out_sp = tuple(n // k for n, k in zip(x.shape, window))
+        return window_compiled.reduce(ufunc, x, form).reshape(out_sp)
     xp = pad_dilate(x, pads, base_dilation, fill)
     out_sp = tuple(window_out_size(n, p, a, k, b, s) for n, p, a, k, b, s in
                    zip(x.shape, pads, base_dilation, window, window_dilation, strides))
@@ -261,6 +329,10 @@ _EXTREME = {np.greater_equal: np.maximum, np.less_equal: np.minimum}
 
 def gather_selected(t, x, window, strides, pads, base_dilation, window_dilation, fill, better):
     """t at the position selected in each window of x (zero where padding was selected)."""
+    form = window_compiled.usable(x, window, strides, pads, base_dilation, window_dilation, t)
+    if form is not None:
+        out_sp = tuple(n // k for n, k in zip(x.shape, window))
+        return window_compiled.gather(t, x, better is np.greater_equal, form).reshape(out_sp)
     xp, out_sp, slices = _padded_windows(x, window, strides, pads, base_dilation,
                                          window_dilation, fill)
     tp = pad_dilate(t, pads, base_dilation, 0)
@@ -285,6 +357,9 @@ def scatter_selected(ct, x, window, strides, pads, base_dilation, window_dilatio
                      better):
     """The adjoint of gather_selected: each window's cotangent added at its selected
     position of x (overlapping windows accumulate)."""
+    form = window_compiled.usable(x, window, strides, pads, base_dilation, window_dilation, ct)
+    if form is not None:
+        return window_compiled.scatter(ct, x, better is np.greater_equal, form).reshape(x.shape)
     xp, out_sp, slices = _padded_windows(x, window, strides, pads, base_dilation,
                                          window_dilation, fill)
     acc = np.zeros(xp.shape, ct.dtype)

@@ -37,47 +37,59 @@ def fast_form(dimension_numbers, lnd, rnd):
 
 
 def matrix_form(dimension_numbers, lshape, rshape):
-    """(M, K, N, rhs_transposed) when a contraction of operands past rank 2 is one matrix
-    product of the operands reshaped to 2-D in C order: the lhs's contracted dims trail it
-    in order (lhs as (M, K)), and the rhs's lead it in order (rhs as (K, N)) or are the
-    last dim of a matrix rhs (rhs.T). None otherwise (and when a size is 0). Batch dims
-    lead both operands and are not counted. Shared with the numba backend, so both
-    backends make the same matmul call on the same arrays."""
+    """(M, K, N, lhs_transposed, rhs_transposed) when a contraction of operands past rank 2
+    is one matrix product of the operands reshaped to 2-D in C order: the lhs's contracted
+    dims trail it in order (lhs as (M, K)) or lead it in order (lhs as (K, M), read
+    transposed: the weight cotangent x.T @ ct of a product x @ W whose x has leading batch
+    axes), and the rhs's lead it in order (rhs as (K, N)) or are the last dim of a matrix rhs
+    (rhs.T). None otherwise (and when a size is 0). Batch dims lead both operands and are
+    not counted. Shared with the numba backend, so both backends make the same matmul call
+    on the same arrays."""
     (lc, rc), (lb, rb) = dimension_numbers
     nb = len(lb)
     if lb != tuple(range(nb)) or rb != lb or lshape[:nb] != rshape[:nb]:
         return None
     lshape, rshape = lshape[nb:], rshape[nb:]
     lnd, nc = len(lshape), len(lc)
-    if not lc or max(lnd, len(rshape)) <= 2 or tuple(i - nb for i in lc) != \
-            tuple(range(lnd - nc, lnd)):
+    if not lc or max(lnd, len(rshape)) <= 2:
         return None
+    lc = tuple(i - nb for i in lc)
+    if lc == tuple(range(lnd - nc, lnd)):
+        ta, k_dims = False, lshape[lnd - nc:]
+    elif lc == tuple(range(nc)):
+        ta, k_dims = True, lshape[:nc]
+    else:
+        return None
+    K = int(np.prod(k_dims, dtype=np.int64))
+    M = int(np.prod(lshape, dtype=np.int64)) // K if K else 0
     rc = tuple(i - nb for i in rc)
-    M, K = int(np.prod(lshape[:lnd - nc], dtype=np.int64)), int(np.prod(lshape[lnd - nc:],
-                                                                           dtype=np.int64))
     if rc == tuple(range(nc)):
         N, t = int(np.prod(rshape[nc:], dtype=np.int64)), False
     elif len(rshape) == 2 and rc == (1,):
         N, t = rshape[0], True
     else:
         return None
-    return None if 0 in (M, K, N) else (M, K, N, t)
+    return None if 0 in (M, K, N) else (M, K, N, ta, t)
 
 
 def _matrix_product(lhs, rhs, dimension_numbers, form):
     """dot_general by one matmul on C-ordered 2-D (or stacked 2-D) views (see matrix_form):
     a copy only for an operand that is not C-contiguous."""
-    M, K, N, t = form
+    M, K, N, ta, t = form
     nb = len(dimension_numbers[1][0])
     bshape = lhs.shape[:nb]
-    a = np.ascontiguousarray(lhs).reshape(bshape + (M, K))
+    if ta:  # (K, M) read transposed: BLAS takes the transpose without a copy
+        a = np.swapaxes(np.ascontiguousarray(lhs).reshape(bshape + (K, M)), -1, -2)
+    else:
+        a = np.ascontiguousarray(lhs).reshape(bshape + (M, K))
     if t:  # (a batched rhs C-ordered first, as the numba backend reshapes it)
         b = np.swapaxes(np.ascontiguousarray(rhs) if nb else rhs, -1, -2)
     else:
         b = np.ascontiguousarray(rhs).reshape(bshape + (K, N))
     nc = len(dimension_numbers[0][0])
+    lfree = lhs.shape[nb + nc:] if ta else lhs.shape[nb:lhs.ndim - nc]
     rfree = rhs.shape[nb + nc:] if not t else rhs.shape[nb:nb + 1]
-    return np.matmul(a, b).reshape(bshape + lhs.shape[nb:lhs.ndim - nc] + rfree)
+    return np.matmul(a, b).reshape(bshape + lfree + rfree)
 
 
 _FAST = {"ab": lambda a, b: a @ b, "abT": lambda a, b: a @ b.T,
@@ -224,11 +236,26 @@ def _ct_rhs(ct, lhs, rhs, dimension_numbers):
     ranks = (len(shape_of(lhs)), len(rhs.shape))
     if dimension_numbers == _AB and ranks in _MATMUL_CT_RHS:
         return ops.convert_element_type(_MATMUL_CT_RHS[ranks](lhs, ct), rhs.dtype)
-    # the lhs computation with the operands swapped; ct's layout swaps its free blocks
     (lc, rc), (lb, rb) = dimension_numbers
     nb = len(lb)
-    nlf = len(_free(len(shape_of(lhs)), lc, lb))
+    lf = _free(len(shape_of(lhs)), lc, lb)
+    nlf = len(lf)
     nd = len(shape_of(ct))
+    # lhs's free dims against ct's (which lead it after the batch dims): when that is one
+    # matrix product (x.T @ ct for x @ W with x of rank 3 or more), no operand is transposed
+    # into a copy; the result is (batch, lhs contracted dims in lhs order, rhs free dims)
+    dn = ((tuple(lf), tuple(range(nb, nb + nlf))), (lb, tuple(range(nb))))
+    if nlf and matrix_form(dn, shape_of(lhs), shape_of(ct)) is not None:
+        out = dot_general(lhs, ct, dn)
+        rf = _free(len(rhs.shape), rc, rb)
+        lc_sorted = sorted(lc)
+        pos = {d: i for i, d in enumerate(rb)}
+        pos.update((d, nb + len(lc) + i) for i, d in enumerate(rf))
+        pos.update((c_r, nb + lc_sorted.index(c_l)) for c_l, c_r in zip(lc, rc))
+        return ops.convert_element_type(ops.transpose(out, tuple(pos[d] for d in
+                                                               range(len(rhs.shape)))),
+                                        rhs.dtype)
+    # the lhs computation with the operands swapped; ct's layout swaps its free blocks
     perm = tuple(range(nb)) + tuple(range(nb + nlf, nd)) + tuple(range(nb, nb + nlf))
     ct_r = _transpose_lhs(ops.transpose(ct, perm), rhs, lhs, _swap(dimension_numbers))
     return ops.convert_element_type(ct_r, rhs.dtype)
@@ -296,14 +323,15 @@ _MATMUL = ("ab", "abT", "aTb")
 def _matrix_product_numba(ctx, a, b, nb, form):
     """The impl's _matrix_product: one matmul on C-ordered 2-D views (per batch element
     when batch dims lead), the same arrays NumPy's matmul loop gets from the impl."""
-    M, K, N, t = form
+    M, K, N, ta, t = form
     la, ra = ctx.in_avals
     out = ctx.out_avals[0]
     if out.dtype.char not in "fdFD":
         return None
     B = int(np.prod(la.shape[:nb], dtype=np.int64))
     a2, r = ctx.fresh("m"), ctx.fresh("d")
-    ctx.emit(f"{a2} = _np.ascontiguousarray({a}).reshape(({B}, {M}, {K}))")
+    ctx.emit(f"{a2} = _np.ascontiguousarray({a}).reshape(({B}, {K}, {M}))" if ta else
+             f"{a2} = _np.ascontiguousarray({a}).reshape(({B}, {M}, {K}))")
     if t:
         b2 = ctx.fresh("m")
         ctx.emit(f"{b2} = _np.ascontiguousarray({b}).reshape(({B}, {N}, {K}))" if nb
@@ -316,7 +344,7 @@ def _matrix_product_numba(ctx, a, b, nb, form):
     ctx.emit(f"for {i} in range({B}):")
     with ctx.indent():
         ok = ctx.matmul_into(f"{r}[{i}]", f"{a2}[{i}]", f"{b2}[{i}]" if (nb or not t) else b2,
-                             (M, K), (N, K) if t else (K, N), tb=t)
+                             (K, M) if ta else (M, K), (N, K) if t else (K, N), ta=ta, tb=t)
     return f"{r}.reshape({out.shape!r})" if ok else None
 def _products_numba(ctx, args, dimension_numbers):
     """out[batch, lhs free, rhs free] = lhs[...] * rhs[...]: one rounding, as NumPy's."""

@@ -211,6 +211,11 @@ def convert_element_type(x, new_dtype):
     return convert_element_type_p.bind(x, new_dtype=new_dtype)
 
 
+def _zero_bits(v, dt, it):
+    """Is v a scalar whose value as dt has every bit zero (0, +0.0; not -0.0)?"""
+    return np.ndim(v) == 0 and int(np.asarray(v, dt).view(it)) == 0
+
+
 def where(pred, a, b):
     """np.where(pred, a, b), branch-free for large boolean masks over real numbers: NumPy's
     where branches on every element, which costs ~10 ns each when the mask is irregular
@@ -221,6 +226,14 @@ def where(pred, a, b):
         if dt.kind in "iuf" and dt.itemsize in (1, 2, 4, 8):
             shape = np.broadcast_shapes(pred.shape, np.shape(a), np.shape(b))
             it = np.dtype(f"i{dt.itemsize}")
+            # against an all-zero-bits scalar (relu's 0.0, its cotangent's) one AND suffices
+            if _zero_bits(b, dt, it) or _zero_bits(a, dt, it):
+                keep = a if _zero_bits(b, dt, it) else b
+                mask = (np.negative(pred, dtype=it) if keep is a else
+                        np.subtract(pred, 1, dtype=it))  # all ones where `keep` is chosen
+                ki = np.asarray(keep, dt).view(it)
+                out = mask if mask.shape == shape else None
+                return np.bitwise_and(mask, ki, out=out).view(dt)
             ai = np.broadcast_to(np.asarray(a, dt), shape).view(it)
             bi = np.broadcast_to(np.asarray(b, dt), shape).view(it)
             out = np.bitwise_xor(ai, bi)

@@ -266,7 +266,7 @@ def _lu_solve_one(lu, piv, b, trans):
 # users who read the factors themselves; it is staged (free when unused) in reverse mode.
 # `transposed` factors aᵀ instead (no transposing copy of a row-major `a`, ~4% of an LU at
 # n = 400); lu_solve's `lu_t` says which one its factors are. Only auxiliary factors may be.
-lu_factor_p = Primitive("lu_factor", multiple_results=True)
+lu_factor_p = Primitive("lu_factor", multiple_results=True, memory="fresh")  # getrf copies a
 lu_factor_p.def_impl(lambda a, with_lu_tangent, transposed: stacked(
     lambda a: _lu_factor_one(a, transposed), a))
 lu_factor_p.def_abstract_eval(lambda a, with_lu_tangent, transposed: [
@@ -321,8 +321,9 @@ def lu_reconstruct(lu, piv):
     return mm(mT(q), mm(L, tri(lu, False)))
 
 
-lu_solve_p = Primitive("lu_solve")  # lu_solve(a, lu, piv, b, trans, lu_t): op(a)⁻¹ b, a unread;
+# lu_solve(a, lu, piv, b, trans, lu_t): op(a)⁻¹ b, a unread;
 # (lu, piv) are the factors of a, or of aᵀ if lu_t (then LAPACK solves with the other `trans`)
+lu_solve_p = Primitive("lu_solve", memory="fresh")  # LAPACK's getrs writes a new x
 lu_solve_p.def_impl(lambda a, lu, piv, b, trans, lu_t: stacked(
     lambda lu, piv, b: _lu_solve_one(lu, piv, b, trans ^ lu_t), lu, piv, b))
 lu_solve_p.def_abstract_eval(lambda a, lu, piv, b, trans, lu_t: rhs_aval("lu_solve", lu, b))

@@ -1,2 +1,2 @@
 """Reductions: over static axes, running along one axis, and over sliding windows."""
-from . import cumulative, reduce, windowed  # noqa: F401
+from . import cumulative, reduce, softmax, windowed  # noqa: F401

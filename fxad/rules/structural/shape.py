@@ -91,8 +91,15 @@ def _broadcast_to_batch(vals, dims, shape):
     return broadcast_to(x, xs[:1] + shape), 0
 broadcast_to_p.def_batch(_broadcast_to_batch)
 broadcast_to_p.def_lowering(lambda ctx, args, shape: f"_np.broadcast_to({args[0]}, {shape!r})")
-broadcast_to_p.def_lowering(lambda ctx, args, shape: f"_np.broadcast_to({args[0]}, {shape!r})",
-                            backend="numba")
+def _broadcast_to_numba(ctx, args, shape):  # a zero-stride view: Numba's own broadcast_to
+    x, xs = args[0], ctx.in_avals[0].shape  # takes ~0.6 s to compile, as_strided a fraction
+    if not xs:
+        return f"_np.broadcast_to({x}, {shape!r})"
+    lead = len(shape) - len(xs)
+    strides = ["0"] * lead + ["0" if d == 1 and shape[lead + i] != 1 else f"{x}.strides[{i}]"
+                              for i, d in enumerate(xs)]
+    return f"_np.lib.stride_tricks.as_strided({x}, {shape!r}, ({', '.join(strides)},))"
+broadcast_to_p.def_lowering(_broadcast_to_numba, backend="numba")
 broadcast_to_p.def_simplify("forward", forward_if_same_type)
 def broadcast_to(x, shape):
     """x broadcast to `shape` (NumPy's rules); differentiable to any order in forward and reverse

@@ -46,6 +46,14 @@ CONFIGS = [
     ("nhwc-groups-nchw-out", (2, 5, 6, 4), (3, 2, 2, 6),
      dict(window_strides=(2, 1), padding="VALID", dimension_numbers=("NHWC", "HWIO", "NCHW"),
           feature_group_count=2)),
+    # filter transposes of layers with 1 input feature and with 5 (window_kernels.conv_nsc's
+    # two column orders for a filter transpose: up to 4 examples, and more)
+    ("nhwc-one-feature", (3, 6, 5, 1), (3, 3, 1, 4),
+     dict(window_strides=(1, 1), padding="SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))),
+    ("nchw-one-feature-strided-dilated", (2, 1, 7, 6), (3, 1, 3, 2),
+     dict(window_strides=(2, 1), padding=((1, 0), (2, 1)), rhs_dilation=(1, 2))),
+    ("nhwc-five-features", (2, 5, 4, 5), (2, 3, 5, 2),
+     dict(window_strides=(2, 1), padding="SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))),
     ("spatial-letters-swapped", (2, 5, 6, 4), (2, 3, 4, 6),
      dict(window_strides=(2, 1), padding="VALID", dimension_numbers=("NWHC", "WHIO", "CHWN"))),
     ("1d-dilated", (2, 3, 9), (2, 3, 4),

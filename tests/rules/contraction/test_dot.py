@@ -30,6 +30,16 @@ TABLE = [
      [(2, 2, 3, 2), (2, 2, 3)]),
     ("dg-batched-3d-abT", lambda a, b: lax.dot_general(a, b, (((3,), (2,)), ((0,), (0,)))),
      [(2, 2, 3, 2), (2, 3, 2)]),
+    # the lhs's contracted dims leading it: one product with the lhs read transposed (the
+    # weight cotangent x.T @ ct of x @ W for x of rank 3, which the rows above exercise too)
+    ("dg-3d-aTb", lambda a, b: lax.dot_general(a, b, (((0, 1), (0, 1)), ((), ()))),
+     [(2, 3, 4), (2, 3, 2)]),
+    ("dg-3d-aTb-rhs-T", lambda a, b: lax.dot_general(a, b, (((0,), (1,)), ((), ()))),
+     [(3, 2, 2), (2, 3)]),
+    ("dg-batched-aTb", lambda a, b: lax.dot_general(a, b, (((1,), (1,)), ((0,), (0,)))),
+     [(2, 3, 4), (2, 3, 2)]),
+    ("dg-lead-and-trail-mixed", lambda a, b: lax.dot_general(a, b, (((0, 2), (0, 1)), ((), ()))),
+     [(2, 3, 2), (2, 2, 3)]),  # contracted dims neither lead nor trail: the tensordot path
     ("inner", fnp.inner, [(2, 3), (4, 3)]),
     ("outer", fnp.outer, [(3,), (2,)]),
     ("vdot", fnp.vdot, [(2, 3), (2, 3)]),
@@ -198,3 +208,69 @@ def test_products_with_a_diagonal_factor(form, dn):
     assert np.isnan(got).any()
     out = lax.dot_general(D.astype(np.float32), A, dn)
     assert out.dtype == np.float64 and not np.shares_memory(out, A)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128, np.int64])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("dn,ls,rs", [
+    ((((0, 1), (0, 1)), ((), ())), (3, 4, 5), (3, 4, 2)),      # lhs (K, M) read transposed
+    ((((0,), (0,)), ((), ())), (3, 4, 5), (3, 2, 2)),           # ... against a 3-d rhs
+    ((((0,), (1,)), ((), ())), (3, 4, 5), (2, 3)),              # ... against rhs.T
+    ((((1,), (1,)), ((0,), (0,))), (2, 3, 4, 5), (2, 3, 6)),    # batched
+    ((((1, 2), (0, 1)), ((), ())), (3, 4, 5), (4, 5, 2)),       # lhs (M, K), for contrast
+    ((((0, 2), (0, 1)), ((), ())), (3, 4, 5), (3, 5, 2)),       # no single product
+])
+def test_products_past_rank_2_match_numpy_on_any_layout(dn, ls, rs, dtype, layout):
+    """dot_general past rank 2 (one matmul of reshaped operands where the contracted dims
+    lead or trail the lhs; tensordot otherwise) against np.einsum, for operands that are
+    C-contiguous, transposed views or strided views, eagerly and under jit."""
+    import fxad
+    rng = np.random.default_rng(4)
+
+    def make(shape):
+        if layout == "transposed":
+            x = rng.normal(size=shape[::-1]).T
+        elif layout == "strided":
+            x = rng.normal(size=shape[:-1] + (2 * shape[-1],))[..., ::2]
+        else:
+            x = rng.normal(size=shape)
+        x = x.astype(dtype) if dtype != np.int64 else np.round(4 * x).astype(dtype)
+        return x * (1 + 1j) if dtype == np.complex128 else x
+    a, b = make(ls), make(rs)
+    (lc, rc), (lb, rb) = dn
+    la = list(range(len(ls)))
+    lr = [10 + i for i in range(len(rs))]
+    for i, j in zip(lc + lb, rc + rb):
+        lr[j] = la[i]
+    out = [la[i] for i in lb] + [d for i, d in enumerate(la) if i not in lc + lb] + \
+        [d for j, d in enumerate(lr) if j not in rc + rb]
+    want = np.einsum(a, la, b, lr, out)
+    for got in (lax.dot_general(a, b, dn), fxad.jit(lambda a, b: lax.dot_general(a, b, dn))(a, b)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        tol = 1e-5 if dtype == np.float32 else 1e-12  # sums of 3-20 products
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+@pytest.mark.parametrize("dn,ls,rs", [
+    ((((2,), (0,)), ((), ())), (2, 3, 4), (4, 5)),              # x @ W, x of rank 3
+    ((((3,), (1,)), ((0,), (0,))), (2, 2, 3, 4), (2, 4, 5)),    # batched
+    ((((2,), (1,)), ((), ())), (2, 3, 4), (5, 4)),              # x @ W.T
+])
+def test_weight_cotangent_is_one_product_without_transposes(dn, ls, rs):
+    """The rhs cotangent of x @ W (x of rank 3 or more, batch dims leading) is the one
+    product x.T @ ct of the reshaped operands: no transpose of ct before the product (a
+    copy of the cotangent) and, for W's own layout, none after it. Values by check_grads."""
+    import fxad
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=ls), rng.normal(size=rs)
+    f = lambda a, b: lax.dot_general(a, b, dn)  # noqa: E731
+    pb = fxad.make_jaxpr(lambda a, b, ct: fxad.vjp(f, a, b)[1](ct))(a, b, f(a, b))
+    eqns = [e for e in pb.jaxpr.eqns]
+    ct_b = [e for e in eqns if e.primitive.name == "dot_general" and
+            e.outvars[0].aval.shape in (rs, rs[::-1])]
+    assert len(ct_b) == 1
+    assert not [e for e in eqns if e.primitive.name == "transpose" and
+                e.outvars[0] in ct_b[0].invars]
+    if dn[0][1] == (len(rs) - 2,):  # W's contracted dim first: the product is W's layout
+        assert not [e for e in eqns if e.primitive.name == "transpose"]
+    check_grads(f, (a, b), order=2)

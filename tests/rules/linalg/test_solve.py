@@ -319,3 +319,31 @@ def test_transposed_lu_factors_are_those_of_the_transpose():
     lu_ref, piv_ref = sl.lu_factor(a.T)
     np.testing.assert_allclose(lu, lu_ref, rtol=1e-14)
     np.testing.assert_array_equal(piv, piv_ref)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (0, 0)])
+def test_lu_impls_return_fresh_arrays(shape, dtype):
+    """lu_factor and lu_solve are declared memory="fresh", so compiled programs (the eager
+    tape's forwards, jit's results) return their outputs without a copy: their impls must
+    never return an operand or a view of one, whatever the operands' layout, the factored
+    side (transposed) and the solve's trans."""
+    from fxad.rules.linalg.solve import lu_factor_p, lu_solve_p
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal(shape) + 4 * np.eye(shape[-1])).astype(dtype)
+    for a_ in (a, np.swapaxes(np.swapaxes(a, -1, -2).copy(), -1, -2)):  # C- and F-ordered
+        for transposed in (False, True):
+            lu, piv = lu_factor_p.impl(a_, with_lu_tangent=False, transposed=transposed)
+            assert not np.shares_memory(lu, a_) and not np.shares_memory(piv, a_)
+            for b in (rng.standard_normal(shape[:-1]).astype(dtype),
+                      rng.standard_normal(shape[:-1] + (2,)).astype(dtype)):
+                for trans in (0, 1):
+                    x = lu_solve_p.impl(a_, lu, piv, b, trans=trans, lu_t=transposed)
+                    assert not any(np.shares_memory(x, y) for y in (a_, lu, piv, b))
+                    if shape[-1]:
+                        op = np.swapaxes(a_, -1, -2) if trans else a_
+                        np.testing.assert_allclose(np.einsum("...ij,...j->...i", op, x)
+                                                   if b.ndim == a_.ndim - 1 else op @ x, b,
+                                                   rtol=1e-4, atol=1e-4)
+    f = fxad.jit(fxad.grad(lambda A, b: fnp.sum(fnp.linalg.solve(A, b)), (0, 1)))
+    assert "_copy(" not in f.lower(np.eye(3), np.ones(3)).as_text()
