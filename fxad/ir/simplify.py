@@ -178,13 +178,18 @@ class DiagonalContext:
     """State of the `diagonal` pass, handed to the primitives' "diagonal" rules:
     `diag` maps a variable known to equal eye(n) * v to v; `known(v)` is a literal's or
     constant's value; `emit(prim, invars, shape, dtype, **params)` appends an equation and
-    returns its output var; `replace(var, new)` makes later uses of var read new."""
+    returns its output var; `replace(var, new)` makes later uses of var read new;
+    `producer(v)` is the equation that made v (None for inputs, constants, literals)."""
 
     def __init__(self, consts):
         self.consts = consts
         self.diag = {}
         self.eqns = []
         self.mapping = {}
+        self.made_by = {}
+
+    def producer(self, v):
+        return None if type(v) is Literal else self.made_by.get(v)
 
     def known(self, v):
         return _known(v, self.consts)
@@ -202,6 +207,7 @@ class DiagonalContext:
     def emit(self, prim, invars, shape, dtype, **params):
         v = Var(ShapedArray(shape, dtype))
         self.eqns.append(Eqn(prim, invars, [v], params))
+        self.made_by[v] = self.eqns[-1]
         return v
 
     def replace(self, var, new):
@@ -212,11 +218,13 @@ def diagonal_products(closed: ClosedJaxpr) -> ClosedJaxpr:
     """`eye(n) * v` is how the identity basis of jacfwd/jacrev meets elementwise work. Such
     a diagonal matrix is tracked as its vector v (by the "diagonal" rules of the primitives
     that make or consume one: mul, dot_general), so a matrix product with it becomes a
-    scaling of rows or columns, O(n^2) instead of O(n^3). The original equations stay for
-    any other use (dce drops them when unused)."""
+    scaling of rows or columns, O(n^2) instead of O(n^3). And the diagonal taken from a
+    matrix product (getitem's rule) is computed alone, without the product. The original
+    equations stay for any other use (dce drops them when unused)."""
     ctx = DiagonalContext(_const_values(closed))
     for e in closed.jaxpr.eqns:
         ctx.eqns.append(e)
+        ctx.made_by.update((v, e) for v in e.outvars)
         rule = e.primitive.simplify.get("diagonal")
         if rule is not None:
             rule(e, ctx)

@@ -37,7 +37,9 @@ from .random.gamma import random_gamma  # noqa: F401
 from .random.gamma_grad import random_gamma_grad  # noqa: F401
 from .random.counts import random_binomial, random_poisson  # noqa: F401
 from .elementwise.arithmetic import mul_p  # noqa: F401  (for rules that stage equations directly)
-from .structural.shape import reshape_p  # noqa: F401
+from .structural.shape import reshape_p, transpose_p  # noqa: F401
+from .reduction.reduce import reduce_sum_p  # noqa: F401
+from .contraction.dot import dot_general_p  # noqa: F401
 
 __all__ = [name for module in (arithmetic, piecewise, transcendental, ufunc_math, reduce,
                                cumulative, shape, indexing, sorting, dot, _convolve)

@@ -433,3 +433,52 @@ def test_jit_of_jacrev_and_jacfwd_agree_and_use_no_matrix_product():
         products = [ln for ln in code.splitlines()
                     if any(w in ln for w in ("@", "dot_general", "tensordot", "matmul", "einsum"))]
         assert len(products) == 1 and "@" in products[0], code
+
+
+# --- the diagonal of a matrix product (getitem's "diagonal" rule) --------------------------------
+
+_P = np.random.default_rng(5)
+M54, M45 = _P.uniform(0.1, 1.0, (5, 4)), _P.uniform(0.1, 1.0, (4, 5))  # positive: no
+A45, A245 = _P.uniform(0.1, 1.0, (4, 5)), _P.uniform(0.1, 1.0, (2, 4, 5))  # cancellation
+
+
+def _hessian_trace(x):
+    u = lambda v: fnp.sum(fnp.tanh(fnp.tanh(v @ M54) @ M45[:, :3]))  # noqa: E731
+    return fxad.vmap(lambda v: fnp.trace(fxad.hessian(u)(v)))(x)
+
+
+@pytest.mark.parametrize("name,fn,x,product", [  # product: the shape not formed any more
+    ("diagonal(a @ M)", lambda a: fnp.diagonal(a @ M54), A45, (4, 4)),
+    ("trace(a @ M.T)", lambda a: fnp.trace(a @ M45.T), A45, (4, 4)),
+    ("diagonal(M.T @ a.T)", lambda a: fnp.diagonal(M54.T @ a.T), A45, (4, 4)),
+    ("diagonal(transpose)", lambda a: fnp.diagonal((a @ M54).T), A45, (4, 4)),
+    ("batched", lambda a: fnp.diagonal(a @ M54, axis1=1, axis2=2), A245, (2, 4, 4)),
+    ("through-reshapes", lambda a: fnp.diagonal(fnp.reshape(fnp.reshape(a @ M54, (2, 4, 1, 4))[
+        :, :, 0:1], (2, 4, 4)).transpose(0, 2, 1)[..., 0:4], axis1=1, axis2=2), A245, (2, 4, 4)),
+    ("trace(hessian)", _hessian_trace, A245[0], (4, 5, 5)),
+])
+def test_the_diagonal_of_a_product_is_computed_without_the_product(name, fn, x, product):
+    before = fxad.make_jaxpr(fn)(x)
+    after = S.simplify(before)
+    assert any(e.outvars[0].aval.shape == product for e in _dots(before))
+    assert not any(e.outvars[0].aval.shape == product for e in _dots(after)), after
+    assert "getitem" not in prims(after), after
+    check_same(before, after, x)
+    np.testing.assert_allclose(fxad.jit(fn)(x), fn(x), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name,fn,x", [
+    ("offset", lambda a: fnp.diagonal(a @ M54, offset=1), A45),
+    ("other-index", lambda a: (a @ M54)[np.array([0, 1, 2, 3]), np.array([1, 1, 2, 3])], A45),
+    ("contracting-first-axis", lambda a: fnp.diagonal(fxad.lax.dot_general(
+        a, M45, (((0,), (0,)), ((), ())))), A45),
+    ("leading-axes", lambda a: fnp.diagonal(a.transpose(1, 0, 2) @ M54.T[:, :2]), A245[:, :, :4]),
+    ("product-also-returned", lambda a: (fnp.trace(a @ M54), a @ M54), A45),
+    ("leading-axis-cut", lambda a: (a @ M54)[:1, np.arange(4), np.arange(4)], A245),
+])
+def test_other_diagonals_keep_the_product_and_stay_correct(name, fn, x):
+    before = fxad.make_jaxpr(fn)(x)
+    after = S.simplify(before)
+    check_same(before, after, x)
+    if name != "product-also-returned":
+        assert _dots(after) and "getitem" in prims(after), after

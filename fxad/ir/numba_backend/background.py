@@ -126,6 +126,8 @@ class AutoProgram(codegen.Compiled):
                 child = child and compile_process.compile_in_child(self.closed, self.boundary,
                                                                    args)
                 program(*args)
+                if program.arena is not None:  # this thread will not call it again
+                    program.arena.release()
                 if child and any(how == "compiled" for _, _, how in program.report.entries):
                     compile_process.enabled[0] = False
                     logger.info("fxad.jit(backend='auto'): the disk cache did not hand this "

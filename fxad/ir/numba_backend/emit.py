@@ -269,9 +269,11 @@ def _emit_array_eqn(block, e):
             block.emit(f"{name} = {src}")
 
 
-def segment_source(seg, fname, inputs, outputs, body_lines, input_shapes):
-    """The decorated function of one segment: scalars normalized on entry, a tuple out."""
-    params = list(inputs) + [name for name, _ in seg.consts] + (["_L"] if seg.loops else [])
+def segment_source(seg, fname, inputs, outputs, body_lines, input_shapes, workspace=False):
+    """The decorated function of one segment: scalars normalized on entry, a tuple out;
+    `workspace`: it takes `_ws` last (arena.py)."""
+    params = list(inputs) + [name for name, _ in seg.consts] + (["_L"] if seg.loops else []) \
+        + (["_ws"] if workspace else [])
     lines = ['@_nb.njit(cache=True, error_model="numpy", nogil=True)',
              f"def {fname}({', '.join(params)}):"]
     for name, shape in zip(inputs, input_shapes):

@@ -16,7 +16,7 @@ from .. import codegen
 from ..jaxpr import ClosedJaxpr, Jaxpr
 from ..printer import pp_eqn
 from ..vars import Literal
-from . import cache
+from . import arena, cache
 from .emit import Block, Segment, SourceNamer, emit_eqns, probe_eqn, segment_source
 from .lowering import dtype_src
 
@@ -35,12 +35,14 @@ from fxad.ir.numba_backend.runtime import tree_sum_rows as _tree_sum_rows
 class NumbaCompiled(codegen.Compiled):
     """A program on the numba backend. Besides `.source` (the driver) it has
     `.numba_source` (the module of its segments), `.segments` (each segment's equations, as
-    text), `.fallbacks` (the equations that run on NumPy) and `.report` (compile times)."""
+    text), `.fallbacks` (the equations that run on NumPy), `.report` (compile times) and
+    `.arena` (the workspace kept between calls, arena.py; None without one)."""
 
-    def __init__(self, fn, source, closed, shared, numba_source, segments, fallbacks, report):
+    def __init__(self, fn, source, closed, shared, numba_source, segments, fallbacks, report,
+                 arena=None):
         super().__init__(fn, source, closed, shared)
         self.numba_source, self.segments, self.fallbacks = numba_source, segments, fallbacks
-        self.report = report
+        self.report, self.arena = report, arena
 
     def describe(self):
         """The driver, the segments' source and what fell back, as one text."""
@@ -102,7 +104,7 @@ def compile_program(closed, boundary, name="_compiled"):
     report = cache.Report(name)
     driver = [f"def {name}({', '.join(namer(v) for v in jaxpr.invars)}):"]
     sources, seg_text, fallbacks, lctx = [], [], [], codegen.LoweringContext(ns)
-    segs = []
+    segs, workspace = [], 0
     for i, (is_compiled, eqns) in enumerate(plan):
         if not is_compiled:
             for e in eqns:
@@ -127,9 +129,11 @@ def compile_program(closed, boundary, name="_compiled"):
         block = Block(seg, lines, 1, {v: namer(v) for v in inputs})
         emit_eqns(block, eqns, outputs)
         fname = f"_seg{k}"
+        lines, ws_bytes = arena.plan(lines, [block.name(v) for v in outputs])
+        workspace = max(workspace, ws_bytes)
         sources.append(segment_source(seg, fname, [namer(v) for v in inputs],
                                       [block.name(v) for v in outputs], lines,
-                                      [v.aval.shape for v in inputs]))
+                                      [v.aval.shape for v in inputs], workspace=ws_bytes > 0))
         for cname, value in seg.consts:
             ns[f"_s{k}{cname}"] = value
         args = [_scalar_arg(ns, namer(v), consts.get(v)) for v in inputs] + \
@@ -138,6 +142,8 @@ def compile_program(closed, boundary, name="_compiled"):
             ns[f"_L{k}"] = runtime.loop_table(seg.loops)
             ns[f"_keep{k}"] = list(seg.loops)  # the loops' owners live as long as the program
             args.append(f"_L{k}")
+        if ws_bytes:
+            args.append("_ws")
         outs = ", ".join(namer(v) for v in outputs)
         call = f"{fname}({', '.join(args)})"
         driver.append(f"    {outs}{',' if outputs else ''} = {call}" if outputs else
@@ -145,12 +151,19 @@ def compile_program(closed, boundary, name="_compiled"):
         for v in outputs:
             if not v.aval.shape:  # Numba returns Python numbers: NumPy's scalar types
                 driver.append(f"    {namer(v)} = {dtype_src(v.aval.dtype)}({namer(v)})")
+            elif ws_bytes:  # (never copies while arena.plan's analysis holds)
+                driver.append(f"    {namer(v)} = _arena.fresh({namer(v)}, _ws)")
         seg_text.append("; ".join(pp_eqn(e, namer, "").split("\n")[0] for e in eqns))
         segs.append((fname, seg, inputs, outputs, eqns))
     shared = codegen.shared_outputs(jaxpr, inputs=boundary)
     outs = ", ".join(codegen.literal(v) if type(v) is Literal else
                      f"_copy({namer(v)})" if i in shared else namer(v)
                      for i, v in enumerate(jaxpr.outvars))
+    program_arena = None
+    if workspace:  # the workspace is taken for the call and given back at its end
+        program_arena = ns["_arena"] = arena.Arena(workspace)
+        driver.insert(1, "    _ws = _arena.take()")
+        driver.append("    _arena.give(_ws)")
     driver.append(f"    return ({outs}{',' if len(jaxpr.outvars) == 1 else ''})")
     numba_source = None
     if segs:
@@ -162,7 +175,7 @@ def compile_program(closed, boundary, name="_compiled"):
     source = "\n".join(driver)
     fn = codegen.exec_source(source, ns, name)
     return NumbaCompiled(fn, source, closed, shared, numba_source, seg_text, fallbacks,
-                         report)
+                         report, program_arena)
 
 
 # NumPy scalar types whose value Numba types the same as the Python number's; Numba's

@@ -206,6 +206,87 @@ def _new_axis_positions(spec, ndim, out_ndim):
 getitem_p.def_lowering(_getitem_numba, backend="numba")
 
 
+def _getitem_diagonal(e, ctx):
+    """x[..., arange(n), arange(n)] of a matrix product, x = A @ B.T (a dot_general
+    contracting A's last axis with one of a matrix B's; maybe seen through a transpose of
+    the last two axes, or reshapes and whole slices that give x's shape back), is
+    sum(A * B_rows, -1): n dot products instead of n x n. trace(hessian(f)) of an MLP takes
+    the diagonal of such a product (the first layer's weights against a batch of tangents)."""
+    x, arrays, spec = e.invars[0], e.invars[1:], e.params["spec"]
+    shape = x.aval.shape
+    nd = len(shape)
+    if len(arrays) != 2 or nd < 2 or shape[-1] != shape[-2] or spec[-2:] != (("a", 0), ("a", 1)):
+        return
+    n = shape[-1]
+    for a in arrays:
+        k = ctx.known(a)
+        if k is None or np.shape(k) != (n,) or not np.array_equal(k, np.arange(n)):
+            return
+    head = spec[:-2]
+    if Ellipsis not in head and len(head) != nd - 2 or not all(
+            h is Ellipsis or _whole_slice(h) for h in head) or \
+            e.outvars[0].aval.shape != shape[:-1]:  # (a slice's stop may cut its axis)
+        return
+    p = _product_under(x, ctx, shape)
+    if p is None:
+        return
+    a, b = p.invars
+    (lc, rc), _ = p.params["dimension_numbers"]
+    ra = len(a.aval.shape)
+    if lc != (ra - 1,) or len(b.aval.shape) != 2 or rc not in ((0,), (1,)) or \
+            not a.aval.dtype == b.aval.dtype == x.aval.dtype or a.aval.shape[:-1] != shape[:-1]:
+        return
+    dt = x.aval.dtype
+    if rc == (0,):
+        b = ctx.emit(ops.transpose_p, [b], b.aval.shape[::-1], dt, perm=(1, 0))
+    m = ctx.emit(ops.mul_p, [a, b], a.aval.shape, dt)
+    ctx.replace(e.outvars[0], ctx.emit(ops.reduce_sum_p, [m], shape[:-1], dt,
+                                       axes=(ra - 1,), keepdims=False))
+
+
+def _whole_slice(h):
+    """A slice spec from the start of its axis, in order (its stop: checked by shapes)."""
+    return type(h) is tuple and h[0] == "s" and h[1] in (None, 0) and h[3] in (None, 1)
+
+
+def _same_elements(e):
+    """Does e give its input's elements in the same C order (a reshape, or slices keeping
+    every element: the output's shape is the input's)?"""
+    if e.primitive is ops.reshape_p:
+        return True
+    return e.primitive is getitem_p and len(e.invars) == 1 and \
+        e.outvars[0].aval.shape == e.invars[0].aval.shape and \
+        all(h is Ellipsis or _whole_slice(h) for h in e.params["spec"])
+
+
+def _product_under(v, ctx, shape):
+    """The dot_general equation whose output equals v, up to swapping the last two axes."""
+    nd = len(shape)
+    swap = tuple(range(nd - 2)) + (nd - 1, nd - 2)
+    for _ in range(64):
+        p = ctx.producer(v)
+        if p is None:
+            return None
+        if p.primitive is ops.dot_general_p:
+            return p if p.outvars[0].aval.shape == shape else None
+        if p.primitive is ops.transpose_p and p.params["perm"] == swap:
+            v = p.invars[0]
+            continue
+        if not _same_elements(p):
+            return None
+        u = p.invars[0]  # back through views to the nearest value of this shape
+        while u.aval.shape != shape:
+            q = ctx.producer(u)
+            if q is None or not _same_elements(q):
+                return None
+            u = q.invars[0]
+        v = u
+    return None
+
+
+getitem_p.def_simplify("diagonal", _getitem_diagonal)
+
+
 def _moves_adv_first(spec, ndim):
     """With a batch slice prepended, does NumPy put the advanced dims before the batch axis?
     Exactly when the original advanced indices were not adjacent."""
