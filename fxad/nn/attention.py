@@ -20,19 +20,12 @@ from .. import lax
 from .. import numpy as fnp
 from ..core import get_aval
 from ..errors import FxadTypeError, FxadValueError
+from ..rules.reduction.reduce import logsumexp as _logsumexp
 from ..rules.reduction.softmax import softmax as _softmax
 
 __all__ = ["dot_product_attention"]
 
 _LARGE_NEGATIVE = -0.7 * float(np.finfo(np.float32).max)
-
-
-def _shifted_exp(x):
-    """exp(x - row max) and the row sums (an all -inf row is shifted by 0: zeros, sum 0)."""
-    m = lax.stop_gradient(fnp.max(x, axis=-1, keepdims=True))
-    m = lax.select(lax.isfinite(m), m, 0.0)
-    e = lax.exp(lax.sub(x, m))
-    return e, fnp.sum(e, axis=-1, keepdims=True), m
 
 
 def _to_4d(t):
@@ -147,9 +140,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     enc = fnp.reshape(enc, out_shape)
     if not return_residual:
         return enc
-    _, s, m = _shifted_exp(lax.stop_gradient(logits))
-    nonzero = lax.gt(s, 0)
-    lse = lax.select(nonzero, lax.add(lax.log(lax.select(nonzero, s, 1.0)), m), -np.inf)
+    lse = _logsumexp(lax.stop_gradient(logits), (4,))  # -inf for a row of -inf
     lse = fnp.reshape(fnp.transpose(fnp.reshape(lse, (b, n, t_len)), (0, 2, 1)), (b, t_len, n))
     lse = lax.convert_element_type(lse, get_aval(v).dtype)
     return enc, lax.stop_gradient(fnp.reshape(lse, out_shape[:-1]))

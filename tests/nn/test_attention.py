@@ -138,6 +138,9 @@ def test_extreme_logits_and_infinite_biases_stay_finite():
     grads = fxad.grad(lambda q, k, v: (f(q, k, v, bias) ** 2).sum(), (0, 1, 2))(q, k, v)
     assert all(np.isfinite(x).all() for x in grads)
     np.testing.assert_array_equal(grads[0][0, 1, 0], np.zeros(4))  # the all -inf row
+    # its residual is the log of an empty sum, -inf; the partly masked row's is finite
+    _, lse = nn.dot_product_attention(q, k, v, bias=bias, return_residual=True)
+    assert lse[0, 1, 0] == -np.inf and np.isfinite(lse[0, 2, 1])
     # a fully masked row (boolean mask) attends uniformly, as in JAX
     mask = np.ones((1, 1, 3, 3), bool)
     mask[..., 0, :] = False
@@ -145,14 +148,19 @@ def test_extreme_logits_and_infinite_biases_stay_finite():
     np.testing.assert_allclose(out[0, 0], v[0].mean(0), rtol=1e-12)
 
 
-def test_residual_and_unbatched_inputs():
+def test_residual_matches_jax():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
     q, k, v = _qkv((2, 5, 4, 3), (2, 6, 2, 3), seed=7)
-    out, lse = nn.dot_product_attention(q, k, v, is_causal=True, return_residual=True)
-    jout, jlse = jax.nn.dot_product_attention(q, k, v, is_causal=True, return_residual=True)
-    assert lse.shape == (2, 5, 4)
+    _, lse = nn.dot_product_attention(q, k, v, is_causal=True, return_residual=True)
+    _, jlse = jax.nn.dot_product_attention(q, k, v, is_causal=True, return_residual=True)
     np.testing.assert_allclose(lse, jlse, rtol=1e-6)
+
+
+def test_residual_and_unbatched_inputs():
+    q, k, v = _qkv((2, 5, 4, 3), (2, 6, 2, 3), seed=7)
+    _, lse = nn.dot_product_attention(q, k, v, is_causal=True, return_residual=True)
+    assert lse.shape == (2, 5, 4)
     # the residual is the log-sum-exp of each row's scaled logits, without gradient
     logits = np.einsum("btnh,bsnh->bnts", q, np.repeat(k, 2, 2)) / np.sqrt(3)
     logits = np.where(np.tril(np.ones((5, 6), bool)), logits, LARGE_NEGATIVE)
