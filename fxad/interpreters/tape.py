@@ -24,8 +24,8 @@ import threading
 
 import numpy as np
 
-from ..core import (on_rule_change, Trace, Tracer, get_aval, is_float, nan_checking, new_trace,
-                    trace_stack)
+from ..core import (_shaped, on_rule_change, Trace, Tracer, get_aval, nan_checking,
+                    new_trace, trace_stack)
 from ..ir.codegen import compile_jaxpr
 from ..ir.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Var, eval_jaxpr, holds_user_functions
 from ..ir.simplify import simplify
@@ -184,7 +184,8 @@ class TapeTracer(Tracer):
     def aval(self):
         a = self._aval
         if a is None:
-            a = self._aval = get_aval(self.val)
+            v = self.val
+            a = self._aval = _shaped(v.shape, v.dtype) if type(v) is np.ndarray else get_aval(v)
         return a
 
     def concrete_value(self, op):
