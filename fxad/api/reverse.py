@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core import _PY_SCALARS, get_aval, is_float
+from ..core import _PY_SCALARS, Tracer, get_aval, is_float
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.tape import TapeVJP, tape_active
@@ -223,6 +223,8 @@ def linear_transpose(f: Callable, *primals: Any) -> Callable:
 
 def stop_gradient(x: Any) -> Any:
     """x, with zero derivative at every order."""
+    if isinstance(x, Tracer):  # a traced array, the common case: a leaf
+        return ops.stop_gradient(x)
     leaves, tree = tree_flatten(x)
     return tree_unflatten(tree, [ops.stop_gradient(_leaf(v) if type(v) not in _PY_SCALARS else v)
                                  for v in leaves])

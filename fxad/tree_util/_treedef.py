@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
 import threading
 from collections import OrderedDict
 from typing import Any, Callable, Iterable
@@ -303,6 +304,7 @@ class _Mismatch(Exception):
 
 
 _LEAF_DEF = PyTreeDef(_LEAF, None, None, (), None)  # all leaves share one treedef
+object.__setattr__(_LEAF_DEF, "_build", operator.itemgetter(0))
 # Arrays and numbers are leaves without asking the registry (the common case, checked first).
 _LEAF_TYPES = frozenset({np.ndarray, float, int, complex, bool}) | _NP_SCALAR_TYPES
 
