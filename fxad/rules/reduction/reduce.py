@@ -79,10 +79,10 @@ def halving_sum(z):
     goes into row m//2 - 1, until one row is left. The numba backend's tree_sum_rows adds
     in the same order."""
     m, own = z.shape[0], False
-    row = z.size // m if m else 0
+    width = z.size // m if m else 0  # elements per row
     while m > 1:
         h = m // 2
-        if own and h * row >= 4096:  # large: add into our own array (fewer pages)
+        if own and h * width >= 4096:  # large: add into our own array (fewer pages)
             s = z[:h]
             np.add(s, z[h:2 * h], out=s)
         else:  # small: a fresh array is cheaper than the overlap check of in-place views
