@@ -246,11 +246,13 @@ def test_programs_holding_user_functions_are_never_cache_keys(monkeypatch):
         def body(c, _):
             return sp(c) * 0.5, None
         return fnp.sum(lax.scan(body, v, None, length=3)[0])
+    def run(sp):
+        x = np.array([0.5, -1.0, 2.0])
+        want = fxad.jit(fxad.grad(lambda v: loss(sp, v)))(x)
+        for _ in range(3):
+            np.testing.assert_allclose(fxad.grad(lambda v: loss(sp, v))(x), want, rtol=1e-13)
     sp = make()
-    x = np.array([0.5, -1.0, 2.0])
-    want = fxad.jit(fxad.grad(lambda v: loss(sp, v)))(x)
-    for _ in range(3):
-        np.testing.assert_allclose(fxad.grad(lambda v: loss(sp, v))(x), want, rtol=1e-13)
+    run(sp)
     for key in tape._cache:
         params = key[-1] if type(key[-1]) is tuple else ()
         for item in params:
