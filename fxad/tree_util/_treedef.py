@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ..core import _NP_SCALAR_TYPES
+from ..core import _NP_SCALAR_TYPES, Tracer
 from ._keys import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey
 
 
@@ -391,7 +391,8 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
     leaves: list[Any] = []
     if is_leaf is None:
         t = type(tree)
-        if t in _LEAF_TYPES:
+        if t in _LEAF_TYPES or (isinstance(tree, Tracer) and t not in _registry and
+                                not hasattr(t, "__dataclass_fields__")):  # as _decompose
             return [tree], _LEAF_DEF
         if t is tuple or t is list or t is dict:
             key: list[Any] = []
