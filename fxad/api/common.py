@@ -18,7 +18,7 @@ Argnums = Union[int, Sequence[int]]  # which positional arguments to differentia
 
 def _leaf(x):
     """Inputs become arrays (Python scalars and lists too); tracers pass through."""
-    if isinstance(x, Tracer) or (type(x) is np.ndarray and x.dtype.kind in "biufc"):
+    if (type(x) is np.ndarray and x.dtype.kind in "biufc") or isinstance(x, Tracer):
         return x
     arr = np.asarray(x)
     if arr.dtype.kind not in "biufc":
@@ -119,7 +119,24 @@ def _check_cotangent(name, i, o, ca):
                             "dtype")
 
 
+_SPLITS: dict = {}  # (fname, number of arguments, argnums of exact ints) -> checked split
+
+
 def _argnums_split(fname, args, argnums):
+    """(single, nums): whether argnums is one index, and the positions it names, checked
+    against the number of positional arguments."""
+    t = type(argnums)
+    key = (fname, len(args), argnums) if t is int or (
+        t is tuple and all(type(a) is int for a in argnums)) else None
+    hit = _SPLITS.get(key) if key is not None else None
+    if hit is None:
+        hit = _check_argnums(fname, args, argnums)
+        if key is not None and len(_SPLITS) < 256:  # bounded; ints and names only
+            _SPLITS[key] = hit
+    return hit
+
+
+def _check_argnums(fname, args, argnums):
     single = _is_index(argnums)
     nums = (argnums,) if single else \
         tuple(argnums) if isinstance(argnums, (tuple, list)) else None
@@ -152,7 +169,7 @@ def _check_inputs(name, dyn, nums, flat_p, holomorphic, instead="vjp"):
     `nums`) must be floats, and complex with `holomorphic`: an integer has no derivative, and
     a zero one would be silently wrong."""
     for k, x in enumerate(flat_p):
-        dt = get_aval(x).dtype
+        dt = x.dtype if type(x) is np.ndarray else get_aval(x).dtype
         if dt.kind not in "fc" or (holomorphic and dt.kind != "c"):
             i = _argument_of(dyn, nums, k)
             if holomorphic and dt.kind != "c":

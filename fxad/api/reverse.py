@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core import _PY_SCALARS, get_aval, is_float
+from ..core import _PY_SCALARS, Tracer, get_aval, is_float
 from ..errors import FxadTypeError
 from ..interpreters.jvp import Zero
 from ..interpreters.tape import TapeVJP, tape_active
@@ -141,7 +141,7 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name, allow_int=False):
         if split is None:
             split = splits[len(args)] = _argnums_split(name, args, argnums)
         single, nums = split
-        dyn = tuple(args[i] for i in nums)
+        dyn = (args[nums[0]],) if len(nums) == 1 else tuple([args[i] for i in nums])
         flat_p, tree_p = tree_flatten(dyn)
         flat_p = [_leaf(p) for p in flat_p]
         if not allow_int:
@@ -161,7 +161,7 @@ def _value_and_grad(f, argnums, has_aux, holomorphic, name, allow_int=False):
                                 "function, or take .real")
         if a.dtype.kind not in "fc":
             raise FxadTypeError(f"{name} requires a floating-point output, got {a.dtype}")
-        g = f_vjp._trusted([np.ones((), a.dtype)])  # the output was just checked: 0-d, float
+        g = f_vjp._trusted([np.array(1, a.dtype)])  # the output was just checked: 0-d, float
         g = g[0] if single else g
         return ((out, res[2]), g) if has_aux else (out, g)
     return vg
@@ -223,6 +223,8 @@ def linear_transpose(f: Callable, *primals: Any) -> Callable:
 
 def stop_gradient(x: Any) -> Any:
     """x, with zero derivative at every order."""
+    if isinstance(x, Tracer):  # a traced array, the common case: a leaf
+        return ops.stop_gradient(x)
     leaves, tree = tree_flatten(x)
     return tree_unflatten(tree, [ops.stop_gradient(_leaf(v) if type(v) not in _PY_SCALARS else v)
                                  for v in leaves])

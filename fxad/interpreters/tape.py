@@ -24,8 +24,8 @@ import threading
 
 import numpy as np
 
-from ..core import (on_rule_change, Trace, Tracer, get_aval, is_float, nan_checking, new_trace,
-                    trace_stack)
+from ..core import (_shaped, on_rule_change, Trace, Tracer, get_aval, nan_checking,
+                    new_trace, trace_stack)
 from ..ir.codegen import compile_jaxpr
 from ..ir.jaxpr import ClosedJaxpr, Eqn, Jaxpr, Var, eval_jaxpr, holds_user_functions
 from ..ir.simplify import simplify
@@ -40,7 +40,7 @@ from .transpose import UndefinedPrimal, backward_pass
 class Derived:
     """The compiled forward and pullback of one primitive signature."""
     __slots__ = ("forward", "pullback", "pullback_jaxpr", "out_avals", "out_nz", "n_res",
-                 "n_out", "_partial", "_by_mask")
+                 "n_out", "single", "_partial", "_by_mask")
 
     def __init__(self, forward, pullback, pullback_jaxpr, out_avals, out_nz, n_res,
                  partial=None):
@@ -51,6 +51,7 @@ class Derived:
         self.out_nz = out_nz  # outputs that carry derivatives
         self.n_res = n_res
         self.n_out = len(out_avals)
+        self.single = False  # one output of a primitive without multiple results (set by _derive)
         self._partial = partial  # mask -> (pullback, program) for some cotangents absent
         self._by_mask = {}
 
@@ -102,12 +103,14 @@ def _derive(prim, params, avals, diff):
                    name="pullback")
         return compile_jaxpr(simplify(pb)).fn, pb
     pb_fn, pb = staged_pullback((True,) * len(ct_avals))
-    return Derived(compile_jaxpr(simplify(known)).fn, pb_fn, pb, closed.out_avals,
-                   tuple(out_nz), n_res, staged_pullback)
+    d = Derived(compile_jaxpr(simplify(known)).fn, pb_fn, pb, closed.out_avals,
+                tuple(out_nz), n_res, staged_pullback)
+    d.single = n_out == 1 and not prim.multiple_results
+    return d
 
 
 def derived(prim, params, key, args):
-    """The cached derivation for the signature `key`, or None (take the staged path).
+    """The cached derivation for the signature `key`, or _UNDERIVABLE (take the staged path).
     Parameters are part of the key (in the order the bind wrapper gives them; another order
     is only another entry); a primitive whose parameters hold user functions is not
     derivable (its block says so), so the cache never keeps user objects alive."""
@@ -125,7 +128,19 @@ def derived(prim, params, key, args):
                 for k in list(_cache)[:_CACHE_SIZE // 2]:
                     _cache.pop(k, None)
             _cache[key] = hit
-    return None if hit is _UNDERIVABLE else hit
+    return hit
+
+
+def _holds_user_functions(params):
+    """Do the parameters hold a program with a user's function (a custom rule, a callback)?
+    Such a signature is never a cache key, so the cache keeps no user object alive; it is
+    asked on a miss only, since a key found in the cache passed it (programs compare by
+    identity)."""
+    for v in params.values():
+        if (type(v) is ClosedJaxpr or (type(v) is tuple and v and type(v[0]) is ClosedJaxpr)) \
+                and holds_user_functions(v):
+            return True
+    return False
 
 
 def _type_key(v):
@@ -169,7 +184,8 @@ class TapeTracer(Tracer):
     def aval(self):
         a = self._aval
         if a is None:
-            a = self._aval = get_aval(self.val)
+            v = self.val
+            a = self._aval = _shaped(v.shape, v.dtype) if type(v) is np.ndarray else get_aval(v)
         return a
 
     def concrete_value(self, op):
@@ -213,11 +229,11 @@ class TapeTrace(Trace):
                 inputs, ta, tb = [], False, False
             vals = [a, b]
             t, u = type(a), type(b)
-            key = [prim,
+            key = (prim,
                    (a.shape, a.dtype, ta) if t is np.ndarray else (t, ta) if t in _SCALARS
                    else (_odd_key(vals, 0), ta),
                    (b.shape, b.dtype, tb) if u is np.ndarray else (u, tb) if u in _SCALARS
-                   else (_odd_key(vals, 1), tb)]
+                   else (_odd_key(vals, 1), tb))
         elif n == 1:
             a = args[0]
             if type(a) is TapeTracer and a._trace is self:
@@ -226,8 +242,8 @@ class TapeTrace(Trace):
                 inputs, ta = [], False
             vals = [a]
             t = type(a)
-            key = [prim, (a.shape, a.dtype, ta) if t is np.ndarray else (t, ta)
-                   if t in _SCALARS else (_odd_key(vals, 0), ta)]
+            key = (prim, (a.shape, a.dtype, ta) if t is np.ndarray else (t, ta)
+                   if t in _SCALARS else (_odd_key(vals, 0), ta))
         else:
             vals, inputs, key = [], [], [prim]
             for a in args:
@@ -240,31 +256,25 @@ class TapeTrace(Trace):
                 t = type(a)
                 key.append((a.shape, a.dtype, tracked) if t is np.ndarray else (t, tracked)
                            if t in _SCALARS else (_odd_key(vals, len(vals) - 1), tracked))
+            key = tuple(key)
         d = None
         if prim.derivable:
             if params:
-                items = tuple(params.items())
-                for _, v in items:  # programs holding user functions are never cache keys
-                    if (type(v) is ClosedJaxpr or (type(v) is tuple and v and
-                                                   type(v[0]) is ClosedJaxpr)) and \
-                            holds_user_functions(v):
-                        return self._staged(prim, vals, params,
-                                            [k[-1] for k in key[1:n + 1]], inputs)
-                key.append(items)
-            key = tuple(key)
+                key = (*key, tuple(params.items()))
             try:
                 d = _cache.get(key)  # a plain dict read is atomic; misses derive (locked)
-                if d is None:
-                    d = derived(prim, params, key, vals)
-                elif d is _UNDERIVABLE:
-                    d = None
             except TypeError:  # an unhashable parameter: not cached
+                d = _UNDERIVABLE
+            if d is None:
+                d = _UNDERIVABLE if params and _holds_user_functions(params) else \
+                    derived(prim, params, key, vals)
+            if d is _UNDERIVABLE:
                 d = None
         if d is None:
             return self._staged(prim, vals, params, [k[-1] for k in key[1:n + 1]], inputs)
         res = d.forward(*vals)
         first = self.n_slots
-        if d.n_out == 1 and not prim.multiple_results:
+        if d.single:
             self.n_slots = first + 1
             self.nodes.append((first, d, res[1:], inputs))
             return TapeTracer(self, res[0], first) if d.out_nz[0] else res[0]
@@ -373,12 +383,19 @@ def tape_active():
 enabled = [True]  # fxad.config.eager_tape
 
 
+def _shape_dtype(x):
+    a = get_aval(x)
+    return a.shape, a.dtype
+
+
 class TapeVJP:
     """A function run on the tape: its outputs, and a pullback."""
 
     def __init__(self, fun, primals, name="grad"):
-        self.in_avals = [get_aval(p) for p in primals]
-        self.in_mask = [is_float(a.dtype) for a in self.in_avals]
+        # (shape, dtype) of each input, for the zero cotangents of those none flows to
+        self.in_types = [(p.shape, p.dtype) if type(p) is np.ndarray else _shape_dtype(p)
+                         for p in primals]
+        self.in_mask = [dt.kind in "fc" for _, dt in self.in_types]
         with new_trace(TapeTrace, name) as trace:
             trace.new_slots(len(primals))  # the inputs' slots: 0 .. n-1
             args = [TapeTracer(trace, p, i) if m else p
@@ -392,8 +409,8 @@ class TapeVJP:
     def pullback(self, cts_out, free=False):
         """Cotangents of the inputs (zeros where none flows). `free`: the last use."""
         cts = backward(self.trace, self.outs, cts_out, free)
-        return [np.zeros(a.shape, a.dtype) if c is None or not m else c
-                for c, a, m in zip(cts, self.in_avals, self.in_mask)]
+        return [np.zeros(*a) if c is None or not m else c
+                for c, a, m in zip(cts, self.in_types, self.in_mask)]
 
     def snapshot(self):
         """Private copies of the residuals (for a pullback that outlives its call)."""

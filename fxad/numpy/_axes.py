@@ -13,6 +13,8 @@ def normalize_axes(axis, ndim):
     """None -> all axes; an int or tuple -> sorted, non-negative, checked."""
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and 0 <= axis < ndim:  # the common case
+        return (axis,)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     out = []
     for a in axes:

@@ -25,7 +25,7 @@ def _swap(f):
 _OPS = {  # arithmetic binds its primitive directly: one call frame less on the hottest ops
     "add": add_p.bind, "sub": sub_p.bind, "mul": mul_p.bind, "truediv": div_p.bind,
     "floordiv": ufuncs.floor_divide, "mod": ufuncs.remainder, "pow": ufuncs.power,
-    "matmul": products.matmul,
+    "matmul": products.matmul_operator,
 }
 for _name, _f in _OPS.items():
     setattr(Tracer, f"__{_name}__", lambda self, other, _f=_f: _f(self, other))

@@ -11,6 +11,7 @@ from .. import lax
 from ..core import get_aval
 from ..errors import FxadValueError
 from ..lax.products import to_preferred
+from ..rules.contraction.dot import dot_general_p
 from .manipulation import diagonal, moveaxis, ndim, ravel, shape, squeeze, stack
 from ._lists import stack_traced_lists
 
@@ -35,16 +36,33 @@ def _jax_keywords(first=0, last=2):
     return deco
 
 
+def _rank(x):
+    """The number of axes of an operand whose lists the caller has stacked."""
+    return x.ndim if type(x) is np.ndarray else len(get_aval(x).shape)
+
+
 @stack_traced_lists
 @_jax_keywords()
 def matmul(a, b, *, precision=None, preferred_element_type=None):
     """The matrix product, as `numpy.matmul` (batched; vectors promoted);
     `precision`/`preferred_element_type` as JAX's; differentiable to any order."""
-    na, nb_ = ndim(a), ndim(b)
+    return _matmul(a, b)
+
+
+def matmul_operator(a, b):
+    """`a @ b` with a traced operand: matmul without the keyword layer, stacking only when an
+    operand is a list or tuple (which may hold traced values)."""
+    if type(a) is list or type(a) is tuple or type(b) is list or type(b) is tuple:
+        return matmul(a, b)
+    return _matmul(a, b)
+
+
+def _matmul(a, b):
+    na, nb_ = _rank(a), _rank(b)
     if na == 0 or nb_ == 0:
         raise FxadValueError("matmul: operands must not be 0-d (use multiply)")
-    if na == 2 and nb_ == 2:  # the common case
-        return lax.dot_general(a, b, _MATRIX_PRODUCT)
+    if na == 2 and nb_ == 2:  # the common case: its dimension numbers already normal
+        return dot_general_p.bind(a, b, dimension_numbers=_MATRIX_PRODUCT)
     a1, b1 = na == 1, nb_ == 1
     if (a1 and nb_ <= 2) or (b1 and na == 2):  # vector cases: one contraction
         return lax.dot_general(a, b, (((na - 1,), (0,)), ((), ())))

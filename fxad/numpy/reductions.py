@@ -113,7 +113,10 @@ def mean(a, axis=None, dtype=None, keepdims=False, *, where=None, out=None):
         count = sum(lax.convert_element_type(lax.broadcast_to(where, tuple(shape_of(a))),
                                              dtype or dtype_of(a)), axes, keepdims=keepdims)
         return lax.div(sum(a, axes, dtype, keepdims, where=where), count)
-    return lax.div(sum(a, axes, dtype, keepdims), _count(a, axes))
+    # (sum's body for axes already normal: no `where`, no `initial`)
+    total = lax.reduce_sum(a if dtype is None else lax.convert_element_type(a, dtype), axes,
+                           keepdims)
+    return lax.div(total, _count(a, axes))
 
 
 _mean = mean  # var's `mean=` parameter shadows the function

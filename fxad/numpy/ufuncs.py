@@ -45,7 +45,7 @@ def _is_int_scalar(y):
 @_stack_traced_lists
 def power(x, y):
     """x ** y; an integer Python exponent becomes `integer_pow` (exact, and safe at x = 0)."""
-    if _is_int_scalar(y) and not isinstance(x, (int, np.integer)):
+    if (type(y) is int or _is_int_scalar(y)) and not isinstance(x, (int, np.integer)):
         return lax.integer_pow(x, int(y))
     return lax.pow(x, y)
 

@@ -124,8 +124,12 @@ def norm_axes(x, axes, name):
     """Axes as non-negative ints (negative ones count from the end), checked against x's
     rank: rules and batching shift axes, so parameters never hold negative values."""
     nd = len(shape_of(x))
-    if type(axes) is tuple and all(type(a) is int and 0 <= a < nd for a in axes):
-        return axes  # already normal (as rules pass them)
+    if type(axes) is tuple:
+        for a in axes:
+            if type(a) is not int or not 0 <= a < nd:
+                break
+        else:
+            return axes  # already normal (as rules pass them)
     axes = tuple(int(a) for a in axes)
     if all(0 <= a < nd for a in axes):
         return axes

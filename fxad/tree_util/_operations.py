@@ -35,7 +35,7 @@ def tree_map(f: Callable, tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] 
     """Apply f to corresponding leaves; `tree` may be a prefix of each tree in `rest`."""
     leaves, treedef = tree_flatten(tree, is_leaf)
     others = [treedef.flatten_up_to(r) for r in rest]
-    return treedef.unflatten(map(f, leaves, *others))
+    return treedef.unflatten(list(map(f, leaves, *others)))
 
 
 def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:

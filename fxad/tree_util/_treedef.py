@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import operator
+import threading
 from collections import OrderedDict
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ..core import _NP_SCALAR_TYPES
+from ..core import _NP_SCALAR_TYPES, Tracer
 from ._keys import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey
 
 
@@ -78,7 +80,7 @@ class PyTreeDef:
     """Immutable, hashable description of a tree's structure (leaves elided)."""
 
     __slots__ = ("_kind", "_type", "_aux", "_children", "_unflat", "num_leaves", "num_nodes",
-                 "_hash", "_volatile")
+                 "_hash", "_volatile", "_build")
 
     def __init__(self, kind, nodetype, aux, children, unflat):
         # _unflat is not part of identity (__eq__/__hash__): the node type determines it.
@@ -97,6 +99,7 @@ class PyTreeDef:
         set_(self, "num_nodes", n_nodes)
         set_(self, "_hash", None)
         set_(self, "_volatile", False)  # some aux data in the tree is unhashable (set by hash)
+        set_(self, "_build", None)  # leaves -> tree, for the shared treedefs of the fast path
 
     def __setattr__(self, name, value):
         raise AttributeError("PyTreeDef is immutable")
@@ -142,6 +145,10 @@ class PyTreeDef:
         return list(self._children)
 
     def unflatten(self, leaves: Iterable[Any]) -> Any:
+        build = self._build  # reads the leaves by index and keeps nothing: no copy needed
+        if build is not None and (type(leaves) is list or type(leaves) is tuple) and \
+                len(leaves) == self.num_leaves:
+            return build(leaves)
         leaves = list(leaves)
         if len(leaves) != self.num_leaves:
             raise ValueError(f"Tree structure {self} expects {self.num_leaves} leaves, "
@@ -297,6 +304,7 @@ class _Mismatch(Exception):
 
 
 _LEAF_DEF = PyTreeDef(_LEAF, None, None, (), None)  # all leaves share one treedef
+object.__setattr__(_LEAF_DEF, "_build", operator.itemgetter(0))
 # Arrays and numbers are leaves without asking the registry (the common case, checked first).
 _LEAF_TYPES = frozenset({np.ndarray, float, int, complex, bool}) | _NP_SCALAR_TYPES
 
@@ -381,8 +389,104 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
     None (no leaves), namedtuples, registered dataclasses and classes; `is_leaf(x)` true stops
     at x. As JAX's."""
     leaves: list[Any] = []
+    if is_leaf is None:
+        t = type(tree)
+        if t in _LEAF_TYPES or (isinstance(tree, Tracer) and t not in _registry and
+                                not hasattr(t, "__dataclass_fields__")):  # as _decompose
+            return [tree], _LEAF_DEF
+        if t is tuple or t is list or t is dict:
+            key: list[Any] = []
+            if _walk(tree, key, leaves, 0):
+                key = tuple(key)
+                treedef = _shared.get(key)  # a plain dict read is atomic; writes take the lock
+                return leaves, (treedef if treedef is not None else _share(key, tree))
+            leaves = []
     treedef = _flatten(tree, is_leaf, leaves)
     return leaves, treedef
+
+
+# --- the fast path: trees of tuples, lists, dicts with str keys, None and leaves -------------
+# Every call of a transformation flattens its arguments and unflattens its results, mostly
+# parameter lists like [(W, b), ...]. For such trees one walk lists the leaves and a key of
+# the structure (each container's type and length, a dict's keys, 0 for a leaf), and the key
+# finds a treedef shared by every call with that structure, built once by the general walk
+# (so the two agree by construction) together with a generated function that rebuilds the
+# tree from its leaves in one expression.
+
+_MAX_DEPTH = 32  # deeper trees take the general (iterative) walk
+_MAX_KEY = 1024  # so do larger ones: their keys and builders would be long
+_SHARED_SIZE = 512
+_shared: dict = {}  # structure key -> PyTreeDef with its _build
+_shared_lock = threading.Lock()
+
+
+def _walk(x, key, leaves, depth):
+    """Append x's structure to `key` and its leaves to `leaves` (x a tuple, list or dict);
+    False when the tree holds a node only the general walk handles (a namedtuple, a dataclass,
+    a registered type, a dict with other than str keys) or is too deep or large."""
+    t = type(x)
+    if depth >= _MAX_DEPTH or len(key) + len(x) > _MAX_KEY:
+        return False
+    if t is dict:
+        names = sorted(x) if all(type(k) is str for k in x) else None
+        if names is None:
+            return False
+        key.append(dict)
+        key.append(tuple(names))
+        x = [x[k] for k in names]
+    else:
+        key.append(t)
+        key.append(len(x))
+    for c in x:
+        tc = type(c)
+        if tc in _LEAF_TYPES:
+            key.append(0)
+            leaves.append(c)
+        elif tc is tuple or tc is list or tc is dict:
+            if not _walk(c, key, leaves, depth + 1):
+                return False
+        elif c is None:
+            key.append(None)
+        elif tc in _registry or (isinstance(c, tuple) and hasattr(tc, "_fields")) or \
+                hasattr(tc, "__dataclass_fields__"):
+            return False
+        else:  # what _decompose calls a leaf (a tracer, an object)
+            key.append(0)
+            leaves.append(c)
+    return True
+
+
+def _share(key, tree):
+    """The shared treedef of the structure `key` (of `tree`), made by the general walk."""
+    treedef = _flatten(tree, None, [])
+    consts: list[Any] = []
+    source = _build_source(treedef, iter(range(treedef.num_leaves)), consts)
+    object.__setattr__(treedef, "_build", eval(f"lambda l: {source}", {"K": consts}))  # noqa: S307
+    with _shared_lock:
+        if len(_shared) >= _SHARED_SIZE:  # bounded: drop the oldest half
+            for k in list(_shared)[:_SHARED_SIZE // 2]:
+                _shared.pop(k, None)
+        treedef = _shared.setdefault(key, treedef)
+    return treedef
+
+
+def _build_source(td, index, consts):
+    """An expression of the leaves list `l` rebuilding a tree of structure td (dict keys are
+    read from the list K, not written out)."""
+    if td._kind == _LEAF:
+        return f"l[{next(index)}]"
+    ch = [_build_source(c, index, consts) for c in td._children]
+    t = td._type
+    if t is tuple:
+        return "(" + ", ".join(ch) + ("," if len(ch) == 1 else "") + ")"
+    if t is list:
+        return "[" + ", ".join(ch) + "]"
+    if t is dict:
+        first = len(consts)
+        consts.extend(td._aux)
+        return "{" + ", ".join(f"K[{first + i}]: {c}" for i, c in enumerate(ch)) + "}"
+    assert t is type(None), t
+    return "None"
 
 
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:

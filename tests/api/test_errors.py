@@ -858,3 +858,21 @@ def test_linalg_shape_errors_are_checked_before_lapack(call, match):
     (solve under grad did: after a 'singular matrix' warning)."""
     with pytest.raises(E.FxadValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("name", list(ARGNUM_TRANSFORMS))
+def test_argnums_checked_once_per_signature_still_refuse_lookalikes(name):
+    """A checked argnums is remembered per (transformation, argument count, argnums of
+    exact ints): values equal to a remembered one (True == 1, np.int64(1) == 1) are not
+    taken from it, and a call with another argument count is checked again."""
+    f = lambda x, y: x * y  # noqa: E731
+    for argnums in (1, (0, 1), -1):
+        ARGNUM_TRANSFORMS[name](f, argnums)(1.0, 2.0)
+    for argnums in (True, (True, 1), (0, 1.0)):
+        with pytest.raises(TypeError, match="argnums must be an int"):
+            ARGNUM_TRANSFORMS[name](f, argnums)(1.0, 2.0)
+    ARGNUM_TRANSFORMS[name](f, np.int64(1))(1.0, 2.0)
+    with pytest.raises(ValueError, match="out of range"):
+        ARGNUM_TRANSFORMS[name](lambda x: x * x, 1)(1.0)
+    np.testing.assert_allclose(fxad.grad(f, argnums=-1)(3.0, 2.0), 3.0)
+    np.testing.assert_allclose(fxad.grad(f, argnums=(-1, 0))(3.0, 2.0), (3.0, 2.0))

@@ -202,3 +202,63 @@ def test_unused_outputs_of_a_node_get_symbolic_zero_cotangents():
     with staged():
         want = g(a)
     np.testing.assert_allclose(g(a), want, rtol=1e-12)
+
+
+def test_tape_tracers_abstract_values_are_their_values():
+    """A tape tracer's aval (read by shape-dependent code such as matmul) is its value's,
+    for arrays, NumPy scalars and 0-d results alike."""
+    from fxad.core import get_aval
+    seen = []
+
+    def f(x):
+        for v in (x, fnp.sin(x), fnp.sum(x), x[0], fnp.sum(x * x, axis=0), x @ x):
+            if isinstance(v, tape.TapeTracer):
+                a, want = v.aval, get_aval(v.val)
+                assert (a.shape, a.dtype, a.weak) == (want.shape, want.dtype, want.weak)
+                assert v.shape == want.shape and v.ndim == len(want.shape)
+                seen.append(type(v.val))
+        return fnp.sum(x @ x) + fnp.sum(x[0])
+    x = np.arange(4.0).reshape(2, 2) / 3
+    g = fxad.grad(f)(x)
+    assert len(seen) == 6
+    np.testing.assert_allclose(g, fxad.jit(fxad.grad(f))(x), rtol=1e-14)
+
+
+def test_programs_holding_user_functions_are_never_cache_keys(monkeypatch):
+    """A scan whose body calls a custom_jvp function holds the user's rule in its program:
+    such an application takes the staged path on every call, is never stored in the
+    derivation cache, and the cache keeps the function alive no longer than the caller."""
+    from fxad.ir.jaxpr import ClosedJaxpr, holds_user_functions
+    monkeypatch.setattr(tape, "_cache", {})
+
+    def make():
+        @fxad.custom_jvp
+        def softplus(x):
+            return fnp.log1p(fnp.exp(x))
+
+        @softplus.defjvp
+        def _(primals, tangents):
+            (x,), (t,) = primals, tangents
+            return softplus(x), t / (1 + fnp.exp(-x))
+        return softplus
+
+    def loss(sp, v):
+        def body(c, _):
+            return sp(c) * 0.5, None
+        return fnp.sum(lax.scan(body, v, None, length=3)[0])
+    def run(sp):
+        x = np.array([0.5, -1.0, 2.0])
+        want = fxad.jit(fxad.grad(lambda v: loss(sp, v)))(x)
+        for _ in range(3):
+            np.testing.assert_allclose(fxad.grad(lambda v: loss(sp, v))(x), want, rtol=1e-13)
+    sp = make()
+    run(sp)
+    for key in tape._cache:
+        params = key[-1] if type(key[-1]) is tuple else ()
+        for item in params:
+            v = item[1] if type(item) is tuple and len(item) == 2 else None
+            assert not (type(v) is ClosedJaxpr and holds_user_functions(v)), key
+    ref = weakref.ref(sp)
+    del sp
+    gc.collect()
+    assert ref() is None

@@ -92,3 +92,45 @@ TABLE = [
 test_row = row_tests(TABLE)
 
 
+
+
+_MATMUL_SHAPES = [((3, 4), (4, 2)), ((4,), (4, 2)), ((3, 4), (4,)), ((4,), (4,)),
+                  ((2, 3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5))]
+
+
+@pytest.mark.parametrize("sa,sb", _MATMUL_SHAPES)
+def test_the_matmul_operator_on_traced_values_is_matmul(sa, sb):
+    """`a @ b` and `b.__rmatmul__` with traced operands (the operator's own path) give
+    numpy.matmul's values and the same gradients as fnp.matmul, eagerly and under jit."""
+    import fxad
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    ops = {"op": lambda x, y: x @ y, "fn": fnp.matmul,
+           "ndarray @ traced": lambda x, y: a @ y, "traced @ ndarray": lambda x, y: x @ b}
+    for name, op in ops.items():
+        np.testing.assert_allclose(fxad.jit(op)(a, b), np.matmul(a, b), rtol=1e-13)
+        loss = lambda x, y, op=op: fnp.sum(op(x, y) ** 2)  # noqa: E731
+        got = fxad.grad(loss, argnums=(0, 1))(a, b)
+        want = fxad.grad(lambda x, y: fnp.sum(fnp.matmul(x, y) ** 2), argnums=(0, 1))(a, b)
+        for g, w in zip(got, want):
+            if name == "ndarray @ traced" and g is got[0] or name == "traced @ ndarray" and \
+                    g is got[1]:
+                assert not np.any(g)  # the operand not traced has no gradient
+            else:
+                np.testing.assert_allclose(g, w, rtol=1e-13)
+        np.testing.assert_allclose(fxad.jit(fxad.grad(loss))(a, b), got[0], rtol=1e-13)
+
+
+def test_the_matmul_operator_stacks_lists_of_traced_values():
+    import fxad
+    w = np.arange(6.0).reshape(3, 2)
+
+    def f(x):
+        return fnp.sum([x[0], x[1], x[2]] @ (x[:, None] * w)) + fnp.sum(
+            (x[:, None] * w).T @ [x[0], 2.0, x[1]])
+    x = np.array([0.5, -1.0, 2.0])
+    ref = lambda v: np.sum(v @ (v[:, None] * w)) + np.sum((v[:, None] * w).T @ [v[0], 2.0, v[1]])  # noqa: E731
+    np.testing.assert_allclose(f(x), ref(x), rtol=1e-14)
+    eps = 1e-6
+    num = [(ref(x + eps * e) - ref(x - eps * e)) / (2 * eps) for e in np.eye(3)]
+    np.testing.assert_allclose(fxad.grad(f)(x), num, rtol=1e-7)

@@ -79,9 +79,10 @@ def halving_sum(z):
     goes into row m//2 - 1, until one row is left. The numba backend's tree_sum_rows adds
     in the same order."""
     m, own = z.shape[0], False
+    width = z.size // m if m else 0  # elements per row
     while m > 1:
         h = m // 2
-        if own and z[:h].size >= 4096:  # large: add into our own array (fewer pages)
+        if own and h * width >= 4096:  # large: add into our own array (fewer pages)
             s = z[:h]
             np.add(s, z[h:2 * h], out=s)
         else:  # small: a fresh array is cheaper than the overlap check of in-place views
@@ -117,12 +118,19 @@ def _sum_impl(x, axes, keepdims):
 
 
 def _sum_lowering(ctx, args, axes, keepdims):
-    """NumPy's own call where _sum_impl makes it (of a C-ordered copy where that matters);
-    else the impl."""
+    """The calls _sum_impl makes for this input type: NumPy's own (of a C-ordered copy
+    where that matters), or those of its plan, found now."""
     a = ctx.in_avals[0]
-    if a.dtype.kind in "fc" and axes and _sum_plan(a.shape, axes, keepdims) is not None:
-        return None
     x = args[0]
+    plan = _sum_plan(a.shape, axes, keepdims) if a.dtype.kind in "fc" and axes else None
+    if plan is not None:
+        inner, perm, zshape, out = plan
+        y = f"_np.ascontiguousarray({x})"
+        if inner:
+            y = f"_np.add.reduce({y}, {inner!r})"
+        if perm is not None:
+            y = f"_np.transpose({y}, {perm!r})"
+        return f"{ctx.name(halving_sum, 'halving_sum')}({y}.reshape({zshape!r})).reshape({out!r})"
     if a.dtype.kind in "fc" and 0 < len(axes) < len(a.shape):
         x = f"_np.ascontiguousarray({x})"
     return f"_np.add.reduce({x}, {axes!r}, keepdims={keepdims})"

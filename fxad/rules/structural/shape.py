@@ -90,7 +90,21 @@ def _broadcast_to_batch(vals, dims, shape):
     x = reshape(x, xs[:1] + (1,) * (len(shape) - len(xs) + 1) + xs[1:])
     return broadcast_to(x, xs[:1] + shape), 0
 broadcast_to_p.def_batch(_broadcast_to_batch)
-broadcast_to_p.def_lowering(lambda ctx, args, shape: f"_np.broadcast_to({args[0]}, {shape!r})")
+def _broadcast_scalar(x, shape, strides):
+    """np.broadcast_to(x, shape) of a 0-d array, made directly: a read-only view of its one
+    element (np.broadcast_to checks its arguments for ~3 µs a call, and the cotangents of
+    sums and means are such broadcasts)."""
+    if type(x) is not np.ndarray:
+        return np.broadcast_to(x, shape)
+    view = np.ndarray(shape, x.dtype, x, 0, strides)
+    view.flags.writeable = False
+    return view
+def _broadcast_to_lowering(ctx, args, shape):
+    if not ctx.in_avals[0].shape:
+        fn = ctx.name(_broadcast_scalar, "broadcast_scalar")
+        return f"{fn}({args[0]}, {shape!r}, {(0,) * len(shape)!r})"
+    return f"_np.broadcast_to({args[0]}, {shape!r})"
+broadcast_to_p.def_lowering(_broadcast_to_lowering)
 def _broadcast_to_numba(ctx, args, shape):  # a zero-stride view: Numba's own broadcast_to
     x, xs = args[0], ctx.in_avals[0].shape  # takes ~0.6 s to compile, as_strided a fraction
     if not xs:

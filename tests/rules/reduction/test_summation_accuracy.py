@@ -145,3 +145,20 @@ def test_logsumexp_over_a_leading_axis_sums_its_exponentials_as_a_tree():
         assert got.dtype == np.float32 and got.shape == (3,)
         worst = np.max(np.abs(got - exact) / (24 * U + 3 * U * np.abs(exact)))
         assert worst <= 1.0, (path, worst)
+
+
+@pytest.mark.parametrize("shape,axes,keepdims", [
+    ((32, 64), (0,), False), ((33, 5), (0,), True), ((9, 3, 4), (0, 2), False),
+    ((3, 20, 5), (1,), False), ((20, 3, 7), (0, 1), True), ((17, 2, 11), (0, 2), True),
+    ((4, 5), (0,), False), ((64,), (0,), False)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_generated_sums_add_in_the_impls_order(shape, axes, keepdims, dtype):
+    """jit's NumPy code resolves the summation plan when it is generated; its result is the
+    eager impl's, bit for bit (also for a transposed, non-contiguous input)."""
+    x = _uniform(shape, seed=3).astype(dtype)
+    f = lambda v: lax.reduce_sum(v, axes, keepdims)  # noqa: E731
+    for v in (x, np.ascontiguousarray(x.T).T):
+        want = f(v)
+        got = fxad.jit(f)(v)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want)
