@@ -226,6 +226,55 @@ def test_the_child_compiles_and_the_switch_loads_its_machine_code_from_disk():
     assert_same(fa(x), want)
 
 
+def test_the_thread_readies_numba_while_the_child_compiles(monkeypatch):
+    """Numba's contexts are built while the child has the job (not after its reply), so
+    the switch only loads machine code; the result is still the child's."""
+    from fxad.ir.numba_backend import cache
+    seen = []
+    real = cache.prepare_to_load
+
+    def prepare():
+        proc = compile_process._child.get("proc")
+        seen.append(proc is not None and proc.poll() is None and compile_process._lock.locked())
+        return real()
+    monkeypatch.setattr(cache, "prepare_to_load", prepare)
+    f, x = own_program(7.0)
+    fa = fxad.jit(f, backend="auto")
+    want = fxad.jit(f)(x)
+    assert_same(fa(x), want)
+    assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert seen == [True]  # once, during the child's job
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    assert_same(fa(x), want)
+
+
+def test_when_numba_cannot_be_readied_the_switch_still_happens(monkeypatch, caplog):
+    """Readying Numba uses its internals: if they change, nothing fails (a DEBUG record),
+    and loading the child's machine code does that work itself."""
+    import numba.core.registry
+
+    class Changed:
+        def __getattr__(self, name):
+            raise AttributeError(name)
+    monkeypatch.setattr(numba.core.registry, "cpu_target", Changed())
+    from fxad.ir.numba_backend import cache
+    with caplog.at_level(logging.DEBUG, logger="fxad"):
+        assert cache.prepare_to_load() is False
+        f, x = own_program(8.0)
+        fa = fxad.jit(f, backend="auto")
+        want = fxad.jit(f)(x)
+        assert_same(fa(x), want)
+        assert background.drain(timeout=600)
+    assert any("could not prepare Numba" in r.getMessage() and r.levelno == logging.DEBUG
+               for r in caplog.records)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    assert_same(fa(x), want)
+
+
 class _ExitOnLoad:
     def __reduce__(self):  # unpickling it ends the child with exit code 3
         return (os._exit, (3,))

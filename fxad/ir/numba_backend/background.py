@@ -107,7 +107,7 @@ class AutoProgram(codegen.Compiled):
         program, or None if compiling failed. With `in_child` (the background thread), a
         compile process compiles it first, and this thread then loads the machine code from
         the disk cache (see compile_process.py)."""
-        from . import compile_process, compile_program
+        from . import cache, compile_process, compile_program
         from .program import NumbaCompiled
         with self._compiling:
             with self._lock:
@@ -123,8 +123,9 @@ class AutoProgram(codegen.Compiled):
                     raise RuntimeError("the numba backend did not generate code for it")
                 # The module of its segments is on disk now, before the child writes it; its
                 # machine code is compiled there, then loaded here by the run below.
-                child = child and compile_process.compile_in_child(self.closed, self.boundary,
-                                                                   args)
+                # While the child compiles, this thread readies Numba to load its result.
+                child = child and compile_process.compile_in_child(
+                    self.closed, self.boundary, args, meanwhile=cache.prepare_to_load)
                 program(*args)
                 if program.arena is not None:  # this thread will not call it again
                     program.arena.release()

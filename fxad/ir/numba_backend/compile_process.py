@@ -59,11 +59,11 @@ def usable():
     return os.path.isdir(d) and os.access(d, os.W_OK)
 
 
-def compile_in_child(closed, boundary, args):
+def compile_in_child(closed, boundary, args, meanwhile=None):
     """Compile the numba program of `closed` for `args` in the child. Returns True when the
     child compiled it (its machine code is in the disk cache), False when the program or its
     arguments cannot be pickled, or rebuilt in the child (then compile it in this process);
-    raises ChildFailed."""
+    raises ChildFailed. `meanwhile()` runs on this thread once the child has the job."""
     try:
         payload = pickle.dumps((closed, boundary, args), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - e.g. a custom rule's closure: compile in-process
@@ -72,6 +72,8 @@ def compile_in_child(closed, boundary, args):
         conn, proc, err = _start()
         try:
             conn.send_bytes(payload)
+            if meanwhile is not None:
+                meanwhile()
             if not conn.poll(TIMEOUT):
                 _stop()
                 raise ChildFailed(f"the compile process took more than {TIMEOUT:.0f} s")
