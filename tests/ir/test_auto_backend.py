@@ -250,6 +250,81 @@ def test_the_thread_readies_numba_while_the_child_compiles(monkeypatch):
     assert_same(fa(x), want)
 
 
+def _jobs_sent(monkeypatch):
+    """The kinds of job the parent sends its child, in order (b"segment" or b"program")."""
+    kinds = []
+    real = compile_process._job
+
+    def job(payload, meanwhile):
+        kinds.append(payload.partition(b"\0")[0])
+        return real(payload, meanwhile)
+    monkeypatch.setattr(compile_process, "_job", job)
+    return kinds
+
+
+def _child_loaded(name):
+    """Whether the running compile process has a shared library whose path mentions
+    `name` mapped (Linux; None elsewhere)."""
+    pid = compile_process._child["proc"].pid
+    try:
+        with open(f"/proc/{pid}/maps") as fh:
+            return name in fh.read()
+    except OSError:
+        return None
+
+
+def test_a_one_segment_program_compiles_in_a_child_without_fxad(monkeypatch):
+    """One segment fed by the program's own arguments: the child compiles that function for
+    their types (Numba only; fxad, and so scipy.special, stay unimported there); a program with a
+    NumPy equation before its segments goes to the child whole (then fxad is imported)."""
+    compile_process.stop()  # a new child, which has imported nothing yet
+    kinds = _jobs_sent(monkeypatch)
+    f, x = own_program(9.0)
+    fa = fxad.jit(f, backend="auto")
+    want = fxad.jit(f)(x)
+    assert_same(fa(x), want)
+    assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    assert kinds == [b"segment"]
+    assert _child_loaded("scipy/special") in (False, None)  # fxad imports it
+    assert_same(fa(x), want)
+
+    c = (os.getpid() % 997) / 1024.0 + 10.0  # cumsum (NumPy) first, then two segments
+    g = fxad.jit(lambda v: fnp.exp(fnp.cumsum(v) * c) - fnp.sin(v), backend="auto")
+    want = fxad.jit(lambda v: fnp.exp(fnp.cumsum(v) * c) - fnp.sin(v))(x)
+    assert_same(g(x), want)
+    assert background.drain(timeout=600)
+    program = g.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    assert kinds == [b"segment", b"program"]
+    assert _child_loaded("scipy/special") in (True, None)
+    assert_same(g(x), want)
+
+
+def test_a_segment_job_that_fails_is_sent_again_as_the_whole_program(monkeypatch):
+    from fxad.ir.numba_backend.program import NumbaCompiled
+    real = NumbaCompiled.lone_segment
+
+    def broken(self, args):
+        path, module, fname, values = real(self, args)
+        return path + ".missing", module + "_missing", fname, values
+    monkeypatch.setattr(NumbaCompiled, "lone_segment", broken)
+    kinds = _jobs_sent(monkeypatch)
+    f, x = own_program(11.0)
+    fa = fxad.jit(f, backend="auto")
+    want = fxad.jit(f)(x)
+    assert_same(fa(x), want)
+    assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert kinds == [b"segment", b"program"]
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    assert_same(fa(x), want)
+
+
 def test_when_numba_cannot_be_readied_the_switch_still_happens(monkeypatch, caplog):
     """Readying Numba uses its internals: if they change, nothing fails (a DEBUG record),
     and loading the child's machine code does that work itself."""

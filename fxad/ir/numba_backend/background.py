@@ -125,7 +125,8 @@ class AutoProgram(codegen.Compiled):
                 # machine code is compiled there, then loaded here by the run below.
                 # While the child compiles, this thread readies Numba to load its result.
                 child = child and compile_process.compile_in_child(
-                    self.closed, self.boundary, args, meanwhile=cache.prepare_to_load)
+                    self.closed, self.boundary, args, meanwhile=cache.prepare_to_load,
+                    lone=program.lone_segment(args))
                 program(*args)
                 if program.arena is not None:  # this thread will not call it again
                     program.arena.release()
