@@ -229,15 +229,14 @@ def test_the_child_compiles_and_the_switch_loads_its_machine_code_from_disk():
 def test_the_thread_readies_numba_while_the_child_compiles(monkeypatch):
     """Numba's contexts are built while the child has the job (not after its reply), so
     the switch only loads machine code; the result is still the child's."""
-    from fxad.ir.numba_backend import cache
     seen = []
-    real = cache.prepare_to_load
+    real = compile_process.ready_numba
 
     def prepare():
         proc = compile_process._child.get("proc")
         seen.append(proc is not None and proc.poll() is None and compile_process._lock.locked())
         return real()
-    monkeypatch.setattr(cache, "prepare_to_load", prepare)
+    monkeypatch.setattr(compile_process, "ready_numba", prepare)
     f, x = own_program(7.0)
     fa = fxad.jit(f, backend="auto")
     want = fxad.jit(f)(x)
@@ -334,9 +333,8 @@ def test_when_numba_cannot_be_readied_the_switch_still_happens(monkeypatch, capl
         def __getattr__(self, name):
             raise AttributeError(name)
     monkeypatch.setattr(numba.core.registry, "cpu_target", Changed())
-    from fxad.ir.numba_backend import cache
     with caplog.at_level(logging.DEBUG, logger="fxad"):
-        assert cache.prepare_to_load() is False
+        assert compile_process.ready_numba() is False
         f, x = own_program(8.0)
         fa = fxad.jit(f, backend="auto")
         want = fxad.jit(f)(x)

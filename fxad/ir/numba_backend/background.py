@@ -107,7 +107,7 @@ class AutoProgram(codegen.Compiled):
         program, or None if compiling failed. With `in_child` (the background thread), a
         compile process compiles it first, and this thread then loads the machine code from
         the disk cache (see compile_process.py)."""
-        from . import cache, compile_process, compile_program
+        from . import compile_process, compile_program
         from .program import NumbaCompiled
         with self._compiling:
             with self._lock:
@@ -125,7 +125,7 @@ class AutoProgram(codegen.Compiled):
                 # machine code is compiled there, then loaded here by the run below.
                 # While the child compiles, this thread readies Numba to load its result.
                 child = child and compile_process.compile_in_child(
-                    self.closed, self.boundary, args, meanwhile=cache.prepare_to_load,
+                    self.closed, self.boundary, args, meanwhile=compile_process.ready_numba,
                     lone=program.lone_segment(args))
                 program(*args)
                 if program.arena is not None:  # this thread will not call it again

@@ -139,24 +139,6 @@ def _prune(d):
         pass
 
 
-def prepare_to_load():
-    """Build Numba's typing and target contexts now (and load their registries), which the
-    first compile or cache load in a process does otherwise: 0.2-0.3 s of the ~0.35 s a first
-    load from the disk cache takes. The background thread calls it while the compile process
-    compiles, so that loading what the child compiled is quick. Best effort: Numba's internals
-    may change, and the load then does this itself (a DEBUG record says so)."""
-    try:
-        from numba.core.registry import cpu_target
-        cpu_target.typing_context.refresh()
-        cpu_target.target_context.refresh()
-    except Exception as e:  # noqa: BLE001 - only an optimization
-        import logging
-        logging.getLogger("fxad").debug("fxad: could not prepare Numba to load machine code "
-                                        "(%s: %s)", type(e).__name__, e)
-        return False
-    return True
-
-
 class Report:
     """What compiling a program cost: one entry per segment call site that compiled."""
 
