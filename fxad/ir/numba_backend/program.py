@@ -182,7 +182,7 @@ def compile_program(closed, boundary, name="_compiled"):
         driver.insert(1, "    _ws = _arena.take()")
         driver.append("    _arena.give(_ws)")
     driver.append(f"    return ({outs}{',' if len(jaxpr.outvars) == 1 else ''})")
-    numba_source, lone, seg_args = None, None, seg_args_0
+    numba_source, lone = None, None
     if segs:
         numba_source = _HEADER.format(name=name) + "\n\n" + "\n\n\n".join(sources) + "\n"
         module = cache.load_module(numba_source)
@@ -191,9 +191,9 @@ def compile_program(closed, boundary, name="_compiled"):
                                       _fallback(eqns, inputs, outputs, seg))
         invars = {namer(v): v for v in jaxpr.invars}
         if len(segs) == 1 and plan[0][0] and all(
-                n in invars or n in ns or n == "_ws" for n in seg_args):
+                n in invars or n in ns or n == "_ws" for n in seg_args_0):
             positions = [namer(v) for v in jaxpr.invars]
-            lone = (module, segs[0][0], seg_args, ns, positions)
+            lone = (module, segs[0][0], seg_args_0, ns, positions)
     source = "\n".join(driver)
     fn = codegen.exec_source(source, ns, name)
     return NumbaCompiled(fn, source, closed, shared, numba_source, seg_text, fallbacks,
