@@ -71,11 +71,11 @@ def usable():
     return os.path.isdir(d) and os.access(d, os.W_OK)
 
 
-def compile_in_child(closed, boundary, args, meanwhile=None, lone=None):
+def compile_in_child(closed, boundary, args, lone=None):
     """Compile the numba program of `closed` for `args` in the child. Returns True when the
     child compiled it (its machine code is in the disk cache), False when the program or its
     arguments cannot be pickled, or rebuilt in the child (then compile it in this process);
-    raises ChildFailed. `meanwhile()` runs on this thread once the child has the job.
+    raises ChildFailed.
 
     `lone`: the program's one segment and its arguments (NumbaCompiled.lone_segment), when
     it has one: the child then compiles that function for those arguments' types, which
@@ -91,17 +91,16 @@ def compile_in_child(closed, boundary, args, meanwhile=None, lone=None):
             job = None
         if job is not None:
             try:
-                if _job(job, meanwhile)[0] == "ok":
+                if _job(job)[0] == "ok":
                     return True
             except ChildFailed:
                 pass
-            meanwhile = None  # (done)
     try:
         payload = b"program\0" + pickle.dumps((closed, boundary, args),
                                                protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - e.g. a custom rule's closure: compile in-process
         return False
-    status, detail = _job(payload, meanwhile)
+    status, detail = _job(payload)
     if status == "foreign":  # e.g. a primitive defined in __main__: compile it here
         return False
     if status != "ok":
@@ -109,14 +108,12 @@ def compile_in_child(closed, boundary, args, meanwhile=None, lone=None):
     return True
 
 
-def _job(payload, meanwhile):
+def _job(payload):
     """Send one job to the child (started if need be) and return its reply."""
     with _lock:
         conn, proc, err = _start()
         try:
             conn.send_bytes(payload)
-            if meanwhile is not None:
-                meanwhile()
             if not conn.poll(TIMEOUT):
                 _stop()
                 raise ChildFailed(f"the compile process took more than {TIMEOUT:.0f} s")
@@ -136,18 +133,18 @@ def _job(payload, meanwhile):
 
 def ready_numba():
     """Build Numba's typing and target contexts now (and load their registries), which the
-    first compile or cache load in a process does otherwise: 0.2-0.3 s of the ~0.35 s a first
-    load from the disk cache takes. The background thread calls it while the child compiles,
-    so that loading what the child compiled is quick, and the child while it waits for its
-    first job. Best effort: Numba's internals may change, and the compile or load then does
-    this itself (a DEBUG record says so)."""
+    first compile or cache load in a process does otherwise (0.2-0.3 s). The child calls it
+    while it waits for its first job. (The parent's thread could do the same while the child
+    compiles, making the switch ~0.3 s sooner, but that slowed the caller's own calls
+    meanwhile by more: ~6% fewer calls per second over the compile.) Best effort: Numba's
+    internals may change, and the compile then does this itself (a DEBUG record says so)."""
     try:
         from numba.core.registry import cpu_target
         cpu_target.typing_context.refresh()
         cpu_target.target_context.refresh()
     except Exception as e:  # noqa: BLE001 - only an optimization
         import logging
-        logging.getLogger("fxad").debug("fxad: could not prepare Numba to load machine code "
+        logging.getLogger("fxad").debug("fxad: could not prepare Numba's contexts "
                                         "(%s: %s)", type(e).__name__, e)
         return False
     return True
