@@ -280,6 +280,27 @@ def test_a_one_segment_program_compiles_in_a_child_without_fxad(monkeypatch):
     assert_same(g(x), want)
 
 
+def test_a_segment_job_with_a_workspace_argument(monkeypatch):
+    """A segment whose large intermediates live in the program's workspace (arena.py) takes
+    it as an argument: the child compiles it for the workspace's type too."""
+    kinds = _jobs_sent(monkeypatch)
+    c = 1.0 + (os.getpid() % 997) / 1024.0
+
+    def f(x):
+        return fnp.sum(fnp.tanh((x @ x.T) * c), axis=0) + fnp.sum((x @ x.T) ** 2, axis=1)
+    x = np.linspace(-1.0, 1.0, 600 * 600).reshape(600, 600)
+    fa = fxad.jit(f, backend="auto")
+    want = fxad.jit(f)(x)
+    assert_same(fa(x), want)
+    assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert program.numba_program.arena is not None
+    assert kinds == [b"segment"]
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    assert_same(fa(x), want)
+
+
 def test_a_segment_job_that_fails_is_sent_again_as_the_whole_program(monkeypatch):
     from fxad.ir.numba_backend.program import NumbaCompiled
     real = NumbaCompiled.lone_segment
