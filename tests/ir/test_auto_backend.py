@@ -226,6 +226,120 @@ def test_the_child_compiles_and_the_switch_loads_its_machine_code_from_disk():
     assert_same(fa(x), want)
 
 
+def _jobs_sent(monkeypatch):
+    """The kinds of job the parent sends its child, in order (b"segment" or b"program")."""
+    kinds = []
+    real = compile_process._job
+
+    def job(payload):
+        kinds.append(payload.partition(b"\0")[0])
+        return real(payload)
+    monkeypatch.setattr(compile_process, "_job", job)
+    return kinds
+
+
+def _child_loaded(name):
+    """Whether the running compile process has a shared library whose path mentions
+    `name` mapped (Linux; None elsewhere)."""
+    pid = compile_process._child["proc"].pid
+    try:
+        with open(f"/proc/{pid}/maps") as fh:
+            return name in fh.read()
+    except OSError:
+        return None
+
+
+def test_a_one_segment_program_compiles_in_a_child_without_fxad(monkeypatch):
+    """One segment fed by the program's own arguments: the child compiles that function for
+    their types (Numba only; fxad, and so scipy.special, stay unimported there); a program with a
+    NumPy equation before its segments goes to the child whole (then fxad is imported)."""
+    compile_process.stop()  # a new child, which has imported nothing yet
+    kinds = _jobs_sent(monkeypatch)
+    f, x = own_program(9.0)
+    fa = fxad.jit(f, backend="auto")
+    want = fxad.jit(f)(x)
+    assert_same(fa(x), want)
+    assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    assert kinds == [b"segment"]
+    assert _child_loaded("scipy/special") in (False, None)  # fxad imports it
+    assert_same(fa(x), want)
+
+    c = (os.getpid() % 997) / 1024.0 + 10.0  # cumsum (NumPy) first, then two segments
+    g = fxad.jit(lambda v: fnp.exp(fnp.cumsum(v) * c) - fnp.sin(v), backend="auto")
+    want = fxad.jit(lambda v: fnp.exp(fnp.cumsum(v) * c) - fnp.sin(v))(x)
+    assert_same(g(x), want)
+    assert background.drain(timeout=600)
+    program = g.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    assert kinds == [b"segment", b"program"]
+    assert _child_loaded("scipy/special") in (True, None)
+    assert_same(g(x), want)
+
+
+def test_a_segment_job_with_a_workspace_argument(monkeypatch):
+    """A segment whose large intermediates live in the program's workspace (arena.py) takes
+    it as an argument: the child compiles it for the workspace's type too."""
+    kinds = _jobs_sent(monkeypatch)
+    c = 1.0 + (os.getpid() % 997) / 1024.0
+
+    def f(x):
+        return fnp.sum(fnp.tanh((x @ x.T) * c), axis=0) + fnp.sum((x @ x.T) ** 2, axis=1)
+    x = np.linspace(-1.0, 1.0, 600 * 600).reshape(600, 600)
+    fa = fxad.jit(f, backend="auto")
+    want = fxad.jit(f)(x)
+    assert_same(fa(x), want)
+    assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert program.numba_program.arena is not None
+    assert kinds == [b"segment"]
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    assert_same(fa(x), want)
+
+
+def test_a_segment_job_that_fails_is_sent_again_as_the_whole_program(monkeypatch):
+    from fxad.ir.numba_backend.program import NumbaCompiled
+    real = NumbaCompiled.lone_segment
+
+    def broken(self, args):
+        path, module, fname, values = real(self, args)
+        return path + ".missing", module + "_missing", fname, values
+    monkeypatch.setattr(NumbaCompiled, "lone_segment", broken)
+    kinds = _jobs_sent(monkeypatch)
+    f, x = own_program(11.0)
+    fa = fxad.jit(f, backend="auto")
+    want = fxad.jit(f)(x)
+    assert_same(fa(x), want)
+    assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert kinds == [b"segment", b"program"]
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    assert_same(fa(x), want)
+
+
+def test_when_numba_cannot_be_readied_nothing_fails(monkeypatch, caplog):
+    """Readying Numba (what the child does while it waits for a job) uses its internals: if
+    they change, it says so in a DEBUG record and returns False; compiling does that work
+    itself."""
+    import numba.core.registry
+
+    class Changed:
+        def __getattr__(self, name):
+            raise AttributeError(name)
+    monkeypatch.setattr(numba.core.registry, "cpu_target", Changed())
+    with caplog.at_level(logging.DEBUG, logger="fxad"):
+        assert compile_process.ready_numba() is False
+    assert any("could not prepare Numba" in r.getMessage() and r.levelno == logging.DEBUG
+               for r in caplog.records)
+    monkeypatch.undo()
+    assert compile_process.ready_numba() is True
+
+
 class _ExitOnLoad:
     def __reduce__(self):  # unpickling it ends the child with exit code 3
         return (os._exit, (3,))

@@ -403,6 +403,36 @@ def test_a_chain_through_transcendental_functions_has_no_full_size_temporary():
     assert src.count("_loop1(") == 3  # tanh, exp, sin: NumPy's own loops
 
 
+def test_runtime_helpers_compile_once_per_array_types_not_per_shape():
+    """Integers passed to runtime's helpers (loop indices, dimensions, run lengths, counters)
+    are typed plain intp, never as literal values: a new shape reuses the helpers' machine
+    code instead of compiling a matmul, a loop caller and a pairwise sum of its own."""
+    from numba import types
+
+    from fxad.ir.numba_backend import runtime
+    helpers = [runtime.matmul, runtime.loop1, runtime.loop2, runtime.pairwise_sum,
+               runtime._pairwise_block]
+
+    c = 1.0 + (os.getpid() % 997) / 1024.0  # segments not in the disk cache: they compile
+
+    def f(w, x):
+        h = fnp.tanh(x @ w) * fnp.exp(x @ w + c)
+        return fnp.sum(h, axis=1) + fnp.sum(fnp.arctan2(h, h + 1.0), axis=1)
+
+    counts = []
+    for m, n, p in [(3, 4, 5), (7, 6, 9), (2, 11, 13)]:
+        r = np.random.default_rng(m)
+        w, x = r.standard_normal((n, p)), r.standard_normal((m, n))
+        got, want, low = run_both(f, w, x)
+        assert_same(got, want)
+        counts.append([len(h.signatures) for h in helpers])
+        for h in helpers:
+            for sig in h.signatures:
+                assert not any(isinstance(t, types.Literal) for t in sig), (h, sig)
+    assert all(c > 0 for c in counts[0][:4]), counts  # the program calls these helpers
+    assert counts[0] == counts[1] == counts[2]
+
+
 @pytest.mark.parametrize("axes", [(1, 3), (0, 2), (0, 1, 3), (2,)])
 def test_a_reduction_regroups_its_kept_axes_without_np_transpose(axes):
     # Numba takes seconds to compile np.transpose with an axes tuple: a copy loop, or

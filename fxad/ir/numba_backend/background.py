@@ -123,8 +123,8 @@ class AutoProgram(codegen.Compiled):
                     raise RuntimeError("the numba backend did not generate code for it")
                 # The module of its segments is on disk now, before the child writes it; its
                 # machine code is compiled there, then loaded here by the run below.
-                child = child and compile_process.compile_in_child(self.closed, self.boundary,
-                                                                   args)
+                child = child and compile_process.compile_in_child(
+                    self.closed, self.boundary, args, lone=program.lone_segment(args))
                 program(*args)
                 if program.arena is not None:  # this thread will not call it again
                     program.arena.release()

@@ -15,7 +15,8 @@ import numpy as np
 from ..printer import Namer
 from ..vars import Literal
 from .fusion import Group, emit_group
-from .lowering import SUPPORTED, Context, Fuser, Unsupported, dtype_src, is_fusible, literal_src
+from .lowering import (SUPPORTED, Context, Fuser, Unsupported, dtype_src, int_arg, is_fusible,
+                       literal_src)
 
 _RECENT_GROUPS = 8  # how far back an equation looks for a group to join (keeps it linear)
 
@@ -134,8 +135,8 @@ class Block:
         else:
             som, sop = "0", "0"
         self.seg.scratch = True
-        self.emit(f"_matmul(_L, {k}, _w, {a}, {b}, {r}, {m}, {n}, {p}, {sam}, {san}, {sbn}, "
-                  f"{sbp}, {som}, {sop})")
+        ints = ", ".join(map(int_arg, (m, n, p, sam, san, sbn, sbp, som, sop)))
+        self.emit(f"_matmul(_L, {int_arg(k)}, _w, {a}, {b}, {r}, {ints})")
         return r if shape or out is not None else f"{r}[0]"
 
     def reduce(self, x, aval, out, op, axes, keepdims):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..vars import Literal
-from .lowering import _NATIVE, Node, Unsupported, dtype_src, literal_src
+from .lowering import _NATIVE, Node, Unsupported, dtype_src, int_arg, literal_src
 
 TILE = 512  # elements per tile: a few buffers of it stay in the L1 cache
 
@@ -324,6 +324,8 @@ def _emit_call(block, n, src, const, count):
     k = block.seg.loop_index(uf, loop, dts)
     ops = []
     for a in n.args:
-        ops += [const[a], "0"] if a in const else [src.buffer[a], str(a.dtype.itemsize)]
-    block.emit(f"_loop{len(n.args)}(_L, {k}, _w, {count}, {', '.join(ops)}, {src.buffer[n]})"
+        ops += [const[a], int_arg(0)] if a in const else \
+            [src.buffer[a], int_arg(a.dtype.itemsize)]
+    block.emit(f"_loop{len(n.args)}(_L, {int_arg(k)}, _w, {int_arg(count)}, "
+               f"{', '.join(ops)}, {src.buffer[n]})"
                f"  # {uf.__name__} {'/'.join(d.str for d in dts)}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 
 import numpy as np
 
@@ -55,6 +56,16 @@ def dtype_src(dt):
     """Source naming a dtype's scalar type in generated code (`_np.float32`)."""
     dt = np.dtype(dt)
     return "_np.bool_" if dt == np.bool_ else f"_np.{dt.name}"
+
+
+def int_arg(src):
+    """An integer argument of a runtime helper call, as source: a literal becomes
+    `_np.intp(...)`. Numba types a literal argument of a call to another compiled function
+    as that very value and compiles the callee once per value (a matmul per shape, a sum per
+    run length, each a fraction of a second); `_np.intp(...)` is typed plain intp, so each
+    helper compiles once per array types, and its disk-cached code serves every shape."""
+    src = str(src)
+    return f"_np.intp({src})" if re.fullmatch(r"-?[0-9]+", src) else src
 
 
 def literal_src(value, dt):

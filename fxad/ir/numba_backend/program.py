@@ -39,10 +39,25 @@ class NumbaCompiled(codegen.Compiled):
     `.arena` (the workspace kept between calls, arena.py; None without one)."""
 
     def __init__(self, fn, source, closed, shared, numba_source, segments, fallbacks, report,
-                 arena=None):
+                 arena=None, lone=None):
         super().__init__(fn, source, closed, shared)
         self.numba_source, self.segments, self.fallbacks = numba_source, segments, fallbacks
         self.report, self.arena = report, arena
+        self._lone = lone
+
+    def lone_segment(self, args):
+        """(module file, module name, function name, its argument values for a call of the
+        program on `args`) when the program has one segment and only the program's own
+        arguments and constants go into it (no NumPy equation before it), else None: then
+        compiling that function for those values' types is compiling the whole program,
+        which a compile process can do without fxad (compile_process.py)."""
+        if self._lone is None or len(args) != len(self._lone[4]):
+            return None
+        module, fname, names, ns, positions = self._lone
+        env = dict(ns)
+        env.update(zip(positions, args))
+        env["_ws"] = np.empty(1, np.uint8)  # the arena's workspace: only its type matters
+        return module.__file__, module.__name__, fname, [env[n] for n in names]
 
     def describe(self):
         """The driver, the segments' source and what fell back, as one text."""
@@ -104,7 +119,7 @@ def compile_program(closed, boundary, name="_compiled"):
     report = cache.Report(name)
     driver = [f"def {name}({', '.join(namer(v) for v in jaxpr.invars)}):"]
     sources, seg_text, fallbacks, lctx = [], [], [], codegen.LoweringContext(ns)
-    segs, workspace = [], 0
+    segs, workspace, seg_args_0 = [], 0, []
     for i, (is_compiled, eqns) in enumerate(plan):
         if not is_compiled:
             for e in eqns:
@@ -144,6 +159,8 @@ def compile_program(closed, boundary, name="_compiled"):
             args.append(f"_L{k}")
         if ws_bytes:
             args.append("_ws")
+        if k == 0:
+            seg_args_0 = list(args)
         outs = ", ".join(namer(v) for v in outputs)
         call = f"{fname}({', '.join(args)})"
         driver.append(f"    {outs}{',' if outputs else ''} = {call}" if outputs else
@@ -165,17 +182,22 @@ def compile_program(closed, boundary, name="_compiled"):
         driver.insert(1, "    _ws = _arena.take()")
         driver.append("    _arena.give(_ws)")
     driver.append(f"    return ({outs}{',' if len(jaxpr.outvars) == 1 else ''})")
-    numba_source = None
+    numba_source, lone = None, None
     if segs:
         numba_source = _HEADER.format(name=name) + "\n\n" + "\n\n\n".join(sources) + "\n"
         module = cache.load_module(numba_source)
         for k, (fname, seg, inputs, outputs, eqns) in enumerate(segs):
             ns[fname] = cache.Pending(getattr(module, fname), ns, fname, k, report,
                                       _fallback(eqns, inputs, outputs, seg))
+        invars = {namer(v): v for v in jaxpr.invars}
+        if len(segs) == 1 and plan[0][0] and all(
+                n in invars or n in ns or n == "_ws" for n in seg_args_0):
+            positions = [namer(v) for v in jaxpr.invars]
+            lone = (module, segs[0][0], seg_args_0, ns, positions)
     source = "\n".join(driver)
     fn = codegen.exec_source(source, ns, name)
     return NumbaCompiled(fn, source, closed, shared, numba_source, seg_text, fallbacks,
-                         report, program_arena)
+                         report, program_arena, lone)
 
 
 # NumPy scalar types whose value Numba types the same as the Python number's; Numba's

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .lowering import SUPPORTED, dtype_src
+from .lowering import SUPPORTED, dtype_src, int_arg
 
 _COMBINE = {
     "add": "{0} + {1}",
@@ -101,16 +101,17 @@ def _pairwise(block, x, shape, dt, axes, kept, k, res):
         acc = res
     depth = block.depth
     m = seg.fresh("m")
-    block.emit(f"{m} = 0")
+    block.emit(f"{m} = _np.intp(0)")  # not a literal: see int_arg
     for i, d in enumerate(pre):
         block.emit(f"for _a{i} in range({d}):")
         block.depth += 1
     reduced_pre = [i for i in axes if i < r - k]
     if reduced_pre:
         first = " and ".join(f"_a{i} == 0" for i in reduced_pre)
-        block.emit(f"{acc} = _pairwise_sum({flat}, {m}, {run}, {zero} if {first} else {acc})")
+        block.emit(f"{acc} = _pairwise_sum({flat}, {m}, {int_arg(run)}, "
+                   f"{zero} if {first} else {acc})")
     else:
-        block.emit(f"{acc} = _pairwise_sum({flat}, {m}, {run}, {zero})")
+        block.emit(f"{acc} = _pairwise_sum({flat}, {m}, {int_arg(run)}, {zero})")
     block.emit(f"{m} += {run}")
     block.depth = depth
 
@@ -127,10 +128,11 @@ def _tree(block, x, shape, dt, outer, k, kept, res):
         flat, y, m = seg.fresh("f"), seg.fresh("y"), seg.fresh("m")
         block.emit(f"{flat} = _np.ascontiguousarray({x}).reshape({int(np.prod(shape)),})")
         block.emit(f"{y} = _np.empty({pre!r}, {dtype_src(dt)})")
-        block.emit(f"{m} = 0")
+        block.emit(f"{m} = _np.intp(0)")  # not a literal: see int_arg
         depth = _loop_nest(block, pre, "_a")
         index = ", ".join(f"_a{i}" for i in range(len(pre)))
-        block.emit(f"{y}[{index}] = _pairwise_sum({flat}, {m}, {run}, {dtype_src(dt)}(-0.0))")
+        block.emit(f"{y}[{index}] = _pairwise_sum({flat}, {m}, {int_arg(run)}, "
+                   f"{dtype_src(dt)}(-0.0))")
         block.emit(f"{m} += {run}")
         block.depth = depth
     rest = [i for i in range(len(pre)) if i not in outer]
