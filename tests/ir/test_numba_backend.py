@@ -187,6 +187,14 @@ PROGRAMS += [
     ("broadcast_to-strided", lambda x: fnp.broadcast_to(x[::2, 1:2], (3, 2, 4)) - x[0, 0],
      (_A,)),
     ("broadcast_to-0d", lambda x: fnp.broadcast_to(fnp.sum(x), (2, 3)) * x[:2, :3], (_A,)),
+    # read by other than elementwise equations of its shape: a view
+    ("broadcast_to-into-a-product", lambda x, y: fnp.broadcast_to(fnp.sin(x)[:, :1], (4, 5)) @ y,
+     (_A, _B)),
+    ("broadcast_to-returned", lambda x: fnp.broadcast_to(fnp.sin(x)[:1], (3, 5)), (_A,)),
+    ("broadcast_to-into-a-sum", lambda x: fnp.sum(fnp.broadcast_to(fnp.cos(x)[:1], (3, 4, 5)),
+                                                  axis=1), (_A,)),
+    ("broadcast_to-read-twice", lambda x: (lambda b: (b * x, b @ x.T))(
+        fnp.broadcast_to(fnp.sin(x)[:, :1], (4, 5))), (_A,)),
     ("concatenate", lambda x, y: fnp.concatenate([x * 2.0, y], axis=0), (_A, _A[:2])),
     ("flip", lambda x: fnp.flip(x, axis=1) - x, (_A,)),
     ("getitem", lambda x: x[1:3, ::-2] * x[0, None, 1:4] + x[-1, 2], (_A,)),
@@ -388,6 +396,18 @@ def test_an_arithmetic_chain_is_one_loop_with_no_temporaries():
     src = low.compiled.numba_source
     assert src.count("_np.empty(") == 1  # the result only
     assert src.count("for _i0 in range(") == 1
+
+
+@pytest.mark.parametrize("f, args, view", [
+    (lambda x: fnp.broadcast_to(fnp.sin(x)[:, :1], (4, 5)) * x - 1.0, (_A,), False),
+    (lambda x: fnp.broadcast_to(fnp.sum(x, axis=1), (3, 4)) + x[0, :4], (_A,), False),
+    (lambda x, y: fnp.broadcast_to(fnp.sin(x)[:, :1], (4, 5)) @ y, (_A, _B), True),
+    (lambda x: fnp.broadcast_to(fnp.sin(x)[:1], (3, 5)), (_A,), True),
+])
+def test_a_broadcast_read_only_elementwise_is_read_by_index_not_as_a_view(f, args, view):
+    got, want, low = run_both(f, *args)
+    assert_same(got, want)
+    assert ("as_strided(" in low.compiled.numba_source) == view
 
 
 def test_a_chain_through_transcendental_functions_has_no_full_size_temporary():

@@ -180,6 +180,7 @@ def emit_eqns(block, eqns, outs):
     elementwise equation joins a recent group of its shape unless that would make the group
     depend on itself (through another item); items are emitted in dependency order."""
     items, deps, producer, groups = [], [], {}, {}
+    as_index = _views_read_by_index(eqns, outs)
 
     def depends(a, b):  # does item a (transitively) read what item b makes?
         seen, todo = set(), [a]
@@ -194,6 +195,8 @@ def emit_eqns(block, eqns, outs):
 
     for e in eqns:
         rule = e.primitive.lowerings.get("numba")
+        if id(e) in as_index:
+            rule = rule.fused
         ins = [v for v in e.invars if type(v) is not Literal]
         target = None
         if is_fusible(rule):
@@ -231,6 +234,29 @@ def emit_eqns(block, eqns, outs):
             emit_group(block, it, [v for v in it.node_of if v in needed])
         else:
             _emit_array_eqn(block, it)
+
+
+def _views_read_by_index(eqns, outs):
+    """ids of the equations whose lowering has an elementwise form (`rule.fused`: a
+    broadcast, read with broadcasting indices) and whose result only elementwise equations
+    of its shape read: those join their readers' loop, where the view costs nothing (Numba
+    compiles a strided view in ~0.3 s)."""
+    readers, chosen = {}, set()
+    for e in eqns:
+        for v in e.invars:
+            if type(v) is not Literal:
+                readers.setdefault(v, []).append(e)
+    returned = {v for v in outs if type(v) is not Literal}
+    for e in eqns:
+        if getattr(e.primitive.lowerings.get("numba"), "fused", None) is None:
+            continue
+        v = e.outvars[0]
+        rs = readers.get(v)
+        if rs and v not in returned and all(
+                is_fusible(r.primitive.lowerings.get("numba")) and len(r.outvars) == 1 and
+                r.outvars[0].aval.shape == v.aval.shape for r in rs):
+            chosen.add(id(e))
+    return chosen
 
 
 def _topological(deps):
@@ -281,7 +307,7 @@ def segment_source(seg, fname, inputs, outputs, body_lines, input_shapes, worksp
         if shape == ():
             lines.append(f"    {name} = _as_scalar({name})")
     if seg.scratch:
-        lines.append("    _w = _np.empty(16, _np.intp)")
+        lines.append("    _w = _np.empty((16,), _np.intp)")
     lines += body_lines
     rets = ", ".join(outputs)
     lines.append(f"    return ({rets}{',' if len(outputs) == 1 else ''})")

@@ -221,7 +221,7 @@ def _emit_tiled(block, g, nodes, mat):
                     if a.value is None:
                         raise Unsupported("a loop operand read from outside its group")
                     const[a] = seg.fresh("k")
-                    block.emit(f"{const[a]} = _np.empty(1, {dtype_src(a.dtype)})")
+                    block.emit(f"{const[a]} = _np.empty((1,), {dtype_src(a.dtype)})")
                     block.emit(f"{const[a]}[0] = {literal_src(a.value, a.dtype)}")
                 elif a.kind != "in" and a not in src.buffer:
                     src.buffer[a] = seg.fresh("b")
@@ -278,10 +278,10 @@ def _emit_tile_buffers(block, buffers, cap):
         by_dtype.setdefault(np.dtype(dt), []).append(name)
     for dt, names in by_dtype.items():
         if len(names) == 1:
-            block.emit(f"{names[0]} = _np.empty({cap}, {dtype_src(dt)})")
+            block.emit(f"{names[0]} = _np.empty(({cap},), {dtype_src(dt)})")
             continue
         arena = block.seg.fresh("t")
-        block.emit(f"{arena} = _np.empty({len(names) * cap}, {dtype_src(dt)})")
+        block.emit(f"{arena} = _np.empty(({len(names) * cap},), {dtype_src(dt)})")
         for i, name in enumerate(names):
             block.emit(f"{name} = {arena}[{i * cap}:{(i + 1) * cap}]")
 

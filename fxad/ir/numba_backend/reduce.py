@@ -141,7 +141,8 @@ def _tree(block, x, shape, dt, outer, k, kept, res):
     perm = tuple(outer) + tuple(rest)
     z = seg.fresh("z")
     if perm == tuple(range(len(pre))):
-        block.emit(f"{z} = _np.ascontiguousarray({y}).reshape(({rows}, {cols}))")
+        block.emit(f"{z} = _np.ascontiguousarray({y})" +
+                   ("" if tuple(pre) == (rows, cols) else f".reshape(({rows}, {cols}))"))
     else:
         # a copy loop: Numba's np.transpose with an axes tuple takes seconds to compile
         t = seg.fresh("t")

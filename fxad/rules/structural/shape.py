@@ -10,6 +10,7 @@ from ..helpers import (bdim_to_front, batch_size, broadcast_batched,
 from ...interpreters.transpose import aval_of, is_undefined
 from ..helpers import deflinear, forward_if_same_type, norm_axes, shape_of, unbroadcast
 from .. import ops
+from ...ir.numba_backend.lowering import fusible
 
 
 def _same_size(old, new, what):
@@ -113,6 +114,9 @@ def _broadcast_to_numba(ctx, args, shape):  # a zero-stride view: Numba's own br
     strides = ["0"] * lead + ["0" if d == 1 and shape[lead + i] != 1 else f"{x}.strides[{i}]"
                               for i, d in enumerate(xs)]
     return f"_np.lib.stride_tricks.as_strided({x}, {shape!r}, ({', '.join(strides)},))"
+# Read only by elementwise equations of its shape, it joins their loop: its operand is read
+# with broadcasting indices (the emitter chooses this form, emit.py).
+_broadcast_to_numba.fused = fusible(lambda fz, args, shape: args[0])
 broadcast_to_p.def_lowering(_broadcast_to_numba, backend="numba")
 broadcast_to_p.def_simplify("forward", forward_if_same_type)
 def broadcast_to(x, shape):
