@@ -3,8 +3,6 @@ are safe under threads and keep no user objects alive; keyword and default argum
 through custom rules, checkpoint and jit's static arguments; very deep pytrees flatten."""
 import copy
 import gc
-import sys
-import threading
 import weakref
 
 import numpy as np
@@ -14,6 +12,8 @@ import fxad
 import fxad.numpy as fnp
 from fxad import lax
 from fxad.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+
+from tests.racing import race
 
 X = np.array([0.5, -1.5, 2.0])
 
@@ -46,28 +46,14 @@ def test_one_jit_function_shared_by_threads_with_more_signatures_than_its_cache(
     monkeypatch.setattr(type(fxad.jit(lambda x: x)), "CACHE_SIZE", 4)  # evictions all the time
     f = fxad.jit(lambda x, scale=2.0: fnp.sum(x * scale))
     xs = [np.linspace(0.0, 1.0, n) for n in range(1, 7)]
-    errors = []
 
     def work(offset):
-        try:
-            for k in range(1500):
-                x = xs[(k + offset) % len(xs)]
-                # by keyword (the signature cache) and by position (the fast path's)
-                got = f(x=x) if k % 2 else f(x, 3.0)
-                assert got == np.sum(x * (2.0 if k % 2 else 3.0))
-        except Exception as e:  # noqa: BLE001  (reported below)
-            errors.append(e)
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads as often as possible: races show up
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
-    assert not errors, repr(errors[0])
+        for k in range(1500):
+            x = xs[(k + offset) % len(xs)]
+            # by keyword (the signature cache) and by position (the fast path's)
+            got = f(x=x) if k % 2 else f(x, 3.0)
+            assert got == np.sum(x * (2.0 if k % 2 else 3.0))
+    race(work, range(8))
     assert len(f.cache) <= 4
 
 

@@ -3,8 +3,6 @@ staged path (linearize, then transpose), the reference: the same values and grad
 every rule-table row; each primitive's JVP rule runs once per signature; the derivation cache
 is thread-safe, bounded and keeps no user objects alive."""
 import gc
-import sys
-import threading
 import weakref
 from contextlib import contextmanager
 
@@ -17,6 +15,7 @@ from fxad import lax
 from fxad.interpreters import tape
 from fxad.tree_util import tree_leaves
 
+from tests.racing import race
 from tests.rules.test_coverage import table_modules
 
 
@@ -146,28 +145,14 @@ def test_python_control_flow_and_loops_on_the_tape():
 
 def test_the_derivation_cache_is_thread_safe(monkeypatch):
     monkeypatch.setattr(tape, "_cache", {})
-    errors = []
 
     def work(k):
-        try:
-            for n in range(1, 25):
-                x = np.linspace(0.1, 1.0, n + k)
-                g = fxad.grad(lambda v: fnp.sum(fnp.exp(v) * fnp.sin(v)))(x)
-                np.testing.assert_allclose(g, np.exp(x) * (np.sin(x) + np.cos(x)),
-                                           rtol=1e-13)
-        except Exception as e:  # noqa: BLE001  (reported below)
-            errors.append(e)
-    threads = [threading.Thread(target=work, args=(k % 3,)) for k in range(8)]
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
-    assert not errors, repr(errors[0])
+        for n in range(1, 25):
+            x = np.linspace(0.1, 1.0, n + k)
+            g = fxad.grad(lambda v: fnp.sum(fnp.exp(v) * fnp.sin(v)))(x)
+            np.testing.assert_allclose(g, np.exp(x) * (np.sin(x) + np.cos(x)),
+                                       rtol=1e-13)
+    race(work, [k % 3 for k in range(8)])
 
 
 def test_the_derivation_cache_is_bounded_and_keeps_no_user_objects(monkeypatch):

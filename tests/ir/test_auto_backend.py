@@ -212,17 +212,23 @@ def own_program(scale=1.0):
     return (lambda x: fnp.cos(x) * c - x), np.linspace(-1.0, 1.0, 5)
 
 
+def _switched_to_the_childs_code(fa, x, want):
+    """fa's first call gives `want` (NumPy); after the background compile it has switched to
+    machine code that the child left in the disk cache (not compiled here). Its program."""
+    assert_same(fa(x), want)
+    assert background.drain(timeout=600)
+    program = fa.lower(x).compiled
+    assert program.state == "numba", program.error
+    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    return program
+
+
 def test_the_child_compiles_and_the_switch_loads_its_machine_code_from_disk():
     assert compile_process.usable()
     f, x = own_program(2.0)
     fa = fxad.jit(f, backend="auto")
     want = fxad.jit(f)(x)
-    assert_same(fa(x), want)
-    assert background.drain(timeout=600)
-    program = fa.lower(x).compiled
-    assert program.state == "numba", program.error
-    hows = [how for _, _, how in program.report.entries]
-    assert hows and set(hows) == {"disk cache"}  # compiled by the child, not here
+    _switched_to_the_childs_code(fa, x, want)
     assert_same(fa(x), want)
 
 
@@ -258,11 +264,7 @@ def test_a_one_segment_program_compiles_in_a_child_without_fxad(monkeypatch):
     f, x = own_program(9.0)
     fa = fxad.jit(f, backend="auto")
     want = fxad.jit(f)(x)
-    assert_same(fa(x), want)
-    assert background.drain(timeout=600)
-    program = fa.lower(x).compiled
-    assert program.state == "numba", program.error
-    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    _switched_to_the_childs_code(fa, x, want)
     assert kinds == [b"segment"]
     assert _child_loaded("scipy/special") in (False, None)  # fxad imports it
     assert_same(fa(x), want)
@@ -270,11 +272,7 @@ def test_a_one_segment_program_compiles_in_a_child_without_fxad(monkeypatch):
     c = (os.getpid() % 997) / 1024.0 + 10.0  # cumsum (NumPy) first, then two segments
     g = fxad.jit(lambda v: fnp.exp(fnp.cumsum(v) * c) - fnp.sin(v), backend="auto")
     want = fxad.jit(lambda v: fnp.exp(fnp.cumsum(v) * c) - fnp.sin(v))(x)
-    assert_same(g(x), want)
-    assert background.drain(timeout=600)
-    program = g.lower(x).compiled
-    assert program.state == "numba", program.error
-    assert {how for _, _, how in program.report.entries} == {"disk cache"}
+    _switched_to_the_childs_code(g, x, want)
     assert kinds == [b"segment", b"program"]
     assert _child_loaded("scipy/special") in (True, None)
     assert_same(g(x), want)
@@ -291,13 +289,9 @@ def test_a_segment_job_with_a_workspace_argument(monkeypatch):
     x = np.linspace(-1.0, 1.0, 600 * 600).reshape(600, 600)
     fa = fxad.jit(f, backend="auto")
     want = fxad.jit(f)(x)
-    assert_same(fa(x), want)
-    assert background.drain(timeout=600)
-    program = fa.lower(x).compiled
-    assert program.state == "numba", program.error
+    program = _switched_to_the_childs_code(fa, x, want)
     assert program.numba_program.arena is not None
     assert kinds == [b"segment"]
-    assert {how for _, _, how in program.report.entries} == {"disk cache"}
     assert_same(fa(x), want)
 
 
@@ -313,12 +307,8 @@ def test_a_segment_job_that_fails_is_sent_again_as_the_whole_program(monkeypatch
     f, x = own_program(11.0)
     fa = fxad.jit(f, backend="auto")
     want = fxad.jit(f)(x)
-    assert_same(fa(x), want)
-    assert background.drain(timeout=600)
-    program = fa.lower(x).compiled
-    assert program.state == "numba", program.error
+    _switched_to_the_childs_code(fa, x, want)
     assert kinds == [b"segment", b"program"]
-    assert {how for _, _, how in program.report.entries} == {"disk cache"}
     assert_same(fa(x), want)
 
 

@@ -2,8 +2,6 @@
 shared per structure and a generated rebuild) against the general walk: the same leaves, in
 the same order, an equal treedef, and the same tree rebuilt; everything else falls back."""
 import dataclasses
-import sys
-import threading
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -12,6 +10,8 @@ import pytest
 import fxad
 import fxad.numpy as fnp
 from fxad.tree_util import _treedef, register_pytree_node, tree_flatten, tree_unflatten
+
+from tests.racing import race
 
 Pair = namedtuple("Pair", ["a", "b"])
 
@@ -167,26 +167,12 @@ def test_the_shared_treedefs_are_bounded(monkeypatch):
 def test_the_fast_path_is_thread_safe(monkeypatch):
     monkeypatch.setattr(_treedef, "_shared", {})
     monkeypatch.setattr(_treedef, "_SHARED_SIZE", 16)
-    errors = []
 
     def work(k):
-        try:
-            for n in range(60):
-                tree = {"a": [x] * ((n + k) % 23), "b": (y, None, [x] * (n % 5))}
-                leaves, td = tree_flatten(tree)
-                want_leaves, want_td = _general(tree)
-                assert td == want_td and len(leaves) == len(want_leaves)
-                assert _same(tree_unflatten(td, leaves), tree, ordered=False)
-        except Exception as e:  # noqa: BLE001  (reported below)
-            errors.append(e)
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
-    assert not errors, repr(errors[0])
+        for n in range(60):
+            tree = {"a": [x] * ((n + k) % 23), "b": (y, None, [x] * (n % 5))}
+            leaves, td = tree_flatten(tree)
+            want_leaves, want_td = _general(tree)
+            assert td == want_td and len(leaves) == len(want_leaves)
+            assert _same(tree_unflatten(td, leaves), tree, ordered=False)
+    race(work, range(8))
