@@ -305,10 +305,11 @@ class TapeTrace(Trace):
 
 def backward(trace, outs, cts_out, free=False):
     """Run the pullbacks in reverse; returns the list of cotangents by slot (None where none
-    flowed). An accumulated cotangent that this pass made itself is updated in place; one a
-    pullback returned may be shared (an input passed through, or one object given to two
-    operands), so the first addition makes a new array. `free` drops residuals as it goes
-    (grad runs a tape once)."""
+    flowed, and for the slots nodes produced: each is dropped once its node has used it). An
+    accumulated cotangent that this pass made itself is updated in place; one a pullback
+    returned may be shared (an input passed through, or one object given to two operands), so
+    the first addition makes a new array. `free` drops residuals as it goes (grad runs a tape
+    once)."""
     n = trace.n_slots
     cts, owned = [None] * n, [False] * n
     for o, ct in zip(outs, cts_out):
@@ -341,6 +342,13 @@ def backward(trace, outs, cts_out, free=False):
                 pb_fn, pb = d.pullback, d.pullback_jaxpr
             got = eval_jaxpr(pb.jaxpr, pb.consts, *res, *ct_nz) if traced else \
                 pb_fn(*res, *ct_nz)
+        # This node's outputs got every contribution (their readers come later on the tape):
+        # their cotangents can go now, not at the end of the pass.
+        if type(d) is Derived and d.n_out == 1:
+            cts[first] = None
+        else:
+            n_out = d.n_out if type(d) is Derived else len(d.out_avals)
+            cts[first:first + n_out] = [None] * n_out
         for s, ct in zip(inputs, got):
             c = cts[s]
             if c is None:
