@@ -101,10 +101,12 @@ def compile_program(closed, boundary, name="_compiled"):
     prober = Segment(SourceNamer(), runtime.ufunc_loop, None)
 
     def probe(e):
+        # keyed by id, the memo keeps e alive: a body that a lowering stages for the occasion
+        # and drops would otherwise leave its ids, with its answers, to later equations
         hit = memo.get(id(e))
         if hit is None:
-            hit = memo[id(e)] = probe_eqn(prober, e)
-        return hit
+            hit = memo[id(e)] = (e, probe_eqn(prober, e))
+        return hit[1]
     prober.probe = probe
     compiled = {id(e): probe(e) for e in jaxpr.eqns}
     plan = stages(jaxpr, compiled)
