@@ -191,10 +191,9 @@ def compile_program(closed, boundary, name="_compiled"):
         for k, (fname, seg, inputs, outputs, eqns) in enumerate(segs):
             ns[fname] = cache.Pending(getattr(module, fname), ns, fname, k, report,
                                       _fallback(eqns, inputs, outputs, seg))
-        invars = {namer(v): v for v in jaxpr.invars}
+        positions = [namer(v) for v in jaxpr.invars]
         if len(segs) == 1 and plan[0][0] and all(
-                n in invars or n in ns or n == "_ws" for n in seg_args_0):
-            positions = [namer(v) for v in jaxpr.invars]
+                n in positions or n in ns or n == "_ws" for n in seg_args_0):
             lone = (module, segs[0][0], seg_args_0, ns, positions)
     source = "\n".join(driver)
     fn = codegen.exec_source(source, ns, name)
