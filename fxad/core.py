@@ -7,6 +7,7 @@ primitive to the highest-level trace among the arguments' tracers. Each transfor
 """
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from collections import OrderedDict
@@ -37,7 +38,7 @@ class ShapedArray:
         self.weak = weak
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    size = property(lambda self: math.prod(map(int, self.shape)))
 
     def __eq__(self, other):
         return (isinstance(other, ShapedArray) and self.shape == other.shape

@@ -352,3 +352,15 @@ def test_transformation_started_in_one_thread_works_in_another():
     np.testing.assert_allclose(fxad.grad(f)(X), np.exp(X), rtol=1e-12)
     np.testing.assert_allclose(res["g"], 2 * X, rtol=1e-12)
     assert res["stack_after"] == []
+
+
+def test_sizes_of_shapes_past_int64_are_exact():
+    """An aval's size is a Python int: a product past 2**63 does not wrap (NumPy's int64
+    product of (2**40, 2**40) is 0)."""
+    from fxad.core import ShapedArray
+    shape = (2**40, 2**40)
+    assert ShapedArray(shape, np.float32).size == 2**80
+    assert ShapedArray((np.int64(3), 5), np.float32).size == 15
+    assert type(ShapedArray((np.int64(3), 5), np.float32).size) is int
+    assert fxad.ShapeDtypeStruct(shape, np.float32).size == 2**80
+    assert ShapedArray((), np.float32).size == 1

@@ -2,6 +2,7 @@
 it on abstract values (nothing is computed)."""
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -23,7 +24,7 @@ class ShapeDtypeStruct:
         self.weak_type = bool(weak_type)
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    size = property(lambda self: math.prod(map(int, self.shape)))
 
     def __eq__(self, other):
         return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == \

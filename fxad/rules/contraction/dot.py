@@ -5,6 +5,8 @@ is (batch dims, lhs free dims, rhs free dims), each in operand order. It always 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core import Primitive, ShapedArray
@@ -60,11 +62,11 @@ def matrix_form(dimension_numbers, lshape, rshape):
         ta, k_dims = True, lshape[:nc]
     else:
         return None
-    K = int(np.prod(k_dims, dtype=np.int64))
-    M = int(np.prod(lshape, dtype=np.int64)) // K if K else 0
+    K = math.prod(k_dims)
+    M = math.prod(lshape) // K if K else 0
     rc = tuple(i - nb for i in rc)
     if rc == tuple(range(nc)):
-        N, t = int(np.prod(rshape[nc:], dtype=np.int64)), False
+        N, t = math.prod(rshape[nc:]), False
     elif len(rshape) == 2 and rc == (1,):
         N, t = rshape[0], True
     else:
@@ -148,9 +150,9 @@ def _dot_general_impl(lhs, rhs, dimension_numbers):
     mform = matrix_form(dimension_numbers, lhs.shape, rhs.shape)
     if mform is not None:
         return _matrix_product(lhs, rhs, dimension_numbers, mform)
-    k = int(np.prod([lhs.shape[i] for i in lc], dtype=np.int64))
-    a = np.transpose(lhs, lb + tuple(lf) + lc).reshape(bshape + (int(np.prod(lfs, dtype=np.int64)), k))
-    b = np.transpose(rhs, rb + rc + tuple(rf)).reshape(bshape + (k, int(np.prod(rfs, dtype=np.int64))))
+    k = math.prod([lhs.shape[i] for i in lc])
+    a = np.transpose(lhs, lb + tuple(lf) + lc).reshape(bshape + (math.prod(lfs), k))
+    b = np.transpose(rhs, rb + rc + tuple(rf)).reshape(bshape + (k, math.prod(rfs)))
     return np.matmul(a, b).reshape(bshape + tuple(lfs) + tuple(rfs))
 
 
@@ -328,7 +330,7 @@ def _matrix_product_numba(ctx, a, b, nb, form):
     out = ctx.out_avals[0]
     if out.dtype.char not in "fdFD":
         return None
-    B = int(np.prod(la.shape[:nb], dtype=np.int64))
+    B = math.prod(la.shape[:nb])
     a2, r = ctx.fresh("m"), ctx.fresh("d")
     ctx.emit(f"{a2} = _np.ascontiguousarray({a}).reshape(({B}, {K}, {M}))" if ta else
              f"{a2} = _np.ascontiguousarray({a}).reshape(({B}, {M}, {K}))")
