@@ -6,7 +6,7 @@ import copy
 import dataclasses
 import operator
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -49,6 +49,16 @@ register_pytree_node(type(None), lambda _: ((), None), lambda _, __: None)
 # OrderedDict's order is meaningful to the user, so it is kept (and part of the aux).
 register_pytree_node(OrderedDict, lambda d: (list(d.values()), tuple(d)),
                      lambda keys, ch: OrderedDict(zip(keys, ch)))
+# A defaultdict is a dict (keys sorted) that keeps its default_factory, as in JAX.
+def _defaultdict_flatten(d):
+    children, keys = _dict_flatten(d)
+    return children, (d.default_factory, keys)
+
+
+register_pytree_node(defaultdict, _defaultdict_flatten,
+                     lambda aux, ch: defaultdict(aux[0], zip(aux[1], ch)),
+                     lambda d: (tuple((DictKey(k), d[k]) for k in sorted(d)),
+                                (d.default_factory, tuple(sorted(d)))))
 
 _dc_fields: dict[type, tuple[str, ...]] = {}
 
@@ -385,9 +395,9 @@ def _child_keys(x, kind, aux, n):
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
     """(leaves, treedef): the leaves of tree in order and the structure that rebuilds it
-    (tree_unflatten(treedef, leaves)). Containers are tuples, lists, dicts (keys sorted),
-    None (no leaves), namedtuples, registered dataclasses and classes; `is_leaf(x)` true stops
-    at x. As JAX's."""
+    (tree_unflatten(treedef, leaves)). Containers are tuples, lists, dicts and defaultdicts
+    (keys sorted), OrderedDicts (in order), None (no leaves), namedtuples, registered
+    dataclasses and classes; `is_leaf(x)` true stops at x. As JAX's."""
     leaves: list[Any] = []
     if is_leaf is None:
         t = type(tree)

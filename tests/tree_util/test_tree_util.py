@@ -1,6 +1,6 @@
 import copy
 import dataclasses
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict, defaultdict, namedtuple
 
 import numpy as np
 import pytest
@@ -54,6 +54,7 @@ def roundtrip(tree):
     FrozenDC(p=[1], q=None),
     Box((1, 2), meta="m"),
     OrderedDict([("z", 1), ("a", [2, 3])]),
+    defaultdict(list, {"z": 1, "a": [2, 3]}),
 ])
 def test_roundtrip(tree):
     out = roundtrip(tree)
@@ -106,6 +107,26 @@ def test_ordereddict_keeps_insertion_order():
     assert type(out) is OrderedDict and list(out) == ["b", "a"]
     assert td != tree_structure(OrderedDict([("a", 1), ("b", 2)]))
     assert td != tree_structure({"b": 1, "a": 2})
+
+
+def test_defaultdict_is_a_dict_node_that_keeps_its_factory():
+    """As in JAX: keys sorted, the default_factory part of the structure."""
+    d = defaultdict(list, [("b", 1), ("a", 2)])
+    leaves, td = tree_flatten(d)
+    assert leaves == [2, 1]
+    out = td.unflatten([20, 10])
+    assert type(out) is defaultdict and out.default_factory is list
+    assert dict(out) == {"a": 20, "b": 10}
+    assert td == tree_structure(defaultdict(list, [("a", 0), ("b", 0)]))
+    assert td != tree_structure(defaultdict(int, [("a", 0), ("b", 0)]))
+    assert td != tree_structure({"a": 0, "b": 0})
+    import fxad
+    import fxad.numpy as fnp
+    g = fxad.grad(lambda p: fnp.sum(p["a"] ** 2) + p["b"])(
+        defaultdict(list, a=np.arange(3.0), b=1.0))
+    assert type(g) is defaultdict and g.default_factory is list
+    np.testing.assert_array_equal(g["a"], 2 * np.arange(3.0))
+    assert g["b"] == 1.0
 
 
 def test_treedef_equality_and_hash():
