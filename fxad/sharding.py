@@ -4,6 +4,7 @@ device count), and an executor (in process, or fxad.distributed.DaskExecutor) de
 each shard runs."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,7 @@ class Mesh:
 
     @property
     def size(self):
-        return int(np.prod(list(self.shape.values()), dtype=np.int64))
+        return math.prod(map(int, list(self.shape.values())))
 
     def __enter__(self):
         return self
@@ -77,7 +78,7 @@ def make_mesh(axis_shapes: Any, axis_names: Any, **kwargs: Any) -> Mesh:
     """A Mesh of the given shape and axis names (JAX's `jax.make_mesh`; its device options
     are accepted and ignored)."""
     shape = tuple(int(s) for s in axis_shapes)
-    return Mesh(np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape), axis_names)
+    return Mesh(np.arange(math.prod(map(int, shape))).reshape(shape), axis_names)
 
 
 class NamedSharding:

@@ -2,6 +2,7 @@
 hessian = jacfwd(jacrev), and hvp."""
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -38,7 +39,7 @@ def _blocks(mat, in_leaves, in_tree):
     blocks, start = [], 0
     for x in in_leaves:
         xs = get_aval(x).shape
-        size = int(np.prod(xs, dtype=np.int64))
+        size = math.prod(map(int, xs))
         blocks.append(_result(ops.reshape(mat[..., start:start + size], out_shape + xs)))
         start += size
     return tree_unflatten(in_tree, blocks)
@@ -134,7 +135,7 @@ def jacrev(f: Callable, argnums: Argnums = 0, has_aux: bool = False,
         rows, start = [], 0
         for o in flat_out:  # rows start:start+size of every block belong to output leaf o
             os = get_aval(o).shape
-            size = int(np.prod(os, dtype=np.int64))
+            size = math.prod(map(int, os))
             rows.append(tree_unflatten(in_tree, [
                 _result(ops.reshape(c[start:start + size], os + get_aval(c).shape[1:]))
                 for c in flat_ct]))

@@ -3,6 +3,7 @@ executor (in process by default; see fxad/rules/collective/spmd.py for the primi
 fxad/distributed for Dask)."""
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -304,7 +305,7 @@ def _to_blocks(x, parts, sizes, axes, where):
     new_shape, lead = [], {}
     for dim, s in enumerate(shape):
         names = named.get(dim, ())
-        k = int(np.prod([sizes[nm] for nm in names], dtype=np.int64))
+        k = math.prod(int(sizes[nm]) for nm in names)
         if s % k:
             raise FxadValueError(f"shard_map {where}: dimension {dim} has size {s}, not a "
                                  f"multiple of the {k} shards of mesh axes {names}")
@@ -333,7 +334,7 @@ def _from_blocks(x, parts, block_shape, sizes, axes):
         names = named.get(dim, ())
         perm += [order.index(nm) for nm in names]
         perm.append(k + dim)
-        shape.append(s * int(np.prod([sizes[nm] for nm in names], dtype=np.int64)))
+        shape.append(s * math.prod(int(sizes[nm]) for nm in names))
     return ops.reshape(ops.transpose(x, tuple(perm)), tuple(shape))
 
 

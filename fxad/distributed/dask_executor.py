@@ -20,6 +20,7 @@ grow slow, the next call spreads it again. `DaskExecutor(coalesce=False)` always
 from __future__ import annotations
 
 import itertools
+import math
 import time
 import uuid
 
@@ -237,7 +238,7 @@ class DaskExecutor:
                               e.outvars[0].aval.dtype)
         operand = entry(e.invars[0])
         a = e.invars[0].aval
-        nbytes = size * int(np.prod(a.shape, dtype=np.int64)) * np.dtype(a.dtype).itemsize
+        nbytes = size * math.prod(map(int, a.shape)) * np.dtype(a.dtype).itemsize
         if not direct and (len(groups) <= 2 or nbytes <= _FUSE_BYTES):
             return ("lazy", info, operand)
         deps = _Deps()

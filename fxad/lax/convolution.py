@@ -8,6 +8,7 @@ own precision (float32 in single precision through BLAS, float64 in double);
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -235,7 +236,7 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs
         raise FxadValueError(f"filter_shape needs {d} entries, got {filter_shape}")
     dn = conv_dimension_numbers(aval.shape, (1, 1) + filter_shape, dimension_numbers)
     c = aval.shape[dn.lhs_spec[1]]
-    size = int(np.prod(filter_shape, dtype=np.int64))
+    size = math.prod(map(int, filter_shape))
     eye = np.eye(size, dtype=aval.dtype).reshape((size, 1) + filter_shape)
     kernel = np.tile(eye, (c,) + (1,) * (d + 1))  # (C * size, 1, *filter), channel-major
     iota = tuple(range(d + 2))

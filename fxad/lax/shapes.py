@@ -3,6 +3,7 @@ collapse, iota, full, stack, tile, and pad with negative and interior padding.""
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -59,7 +60,7 @@ def collapse(operand, start_dimension, stop_dimension=None):
     """operand with its axes start_dimension ... stop_dimension - 1 merged into one, as JAX's."""
     shape = shape_of(operand)
     stop = len(shape) if stop_dimension is None else stop_dimension
-    size = int(np.prod(shape[start_dimension:stop], dtype=np.int64))
+    size = math.prod(map(int, shape[start_dimension:stop]))
     return ops.reshape(operand, shape[:start_dimension] + (size,) + shape[stop:])
 
 

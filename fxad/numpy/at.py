@@ -21,6 +21,8 @@ Modes (for indices out of bounds; negative indices count from the end first, as 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import lax
@@ -106,7 +108,7 @@ class _Index:
                                                                     np.int64), int(strides[d])))
         ids = lax.broadcast_to(ids, self.bshape)
         if self.valid is not None:
-            n = int(np.prod(self.bshape, dtype=np.int64))
+            n = math.prod(map(int, self.bshape))
             ids = lax.select(self.valid, ids, -1 - np.arange(n).reshape(self.bshape))
         return ids
 
@@ -140,7 +142,7 @@ def _fill_value(dtype, fill_value):
 
 def _distinct(ix, unique_indices):
     """Are the index tuples known to write distinct elements?"""
-    if unique_indices or not ix.arrays or int(np.prod(ix.bshape, dtype=np.int64)) <= 1:
+    if unique_indices or not ix.arrays or math.prod(map(int, ix.bshape)) <= 1:
         return True
     if not ix.concrete():
         return False
@@ -154,8 +156,8 @@ def _to_front(v, ix):
     nd, nb, k = len(ix.shape), len(ix.bshape), ix.k
     perm = tuple(range(k, k + nb)) + tuple(range(k)) + tuple(range(k + nb, nd))
     v = lax.transpose(v, perm)
-    kb = int(np.prod(ix.bshape, dtype=np.int64))
-    return lax.reshape(v, (kb, int(np.prod(ix.shape, dtype=np.int64)) // max(kb, 1))), perm
+    kb = math.prod(map(int, ix.bshape))
+    return lax.reshape(v, (kb, math.prod(map(int, ix.shape)) // max(kb, 1))), perm
 
 
 def _from_front(v, ix, perm):
@@ -169,7 +171,7 @@ def _grouped(op, ix, g, u):
     by the element they write (stably: index order within a group), each group is combined
     by a segmented associative scan (O(k log k) for k index tuples, no k x k table), and the
     last of each group, holding the group's combination, writes."""
-    kb = int(np.prod(ix.bshape, dtype=np.int64))
+    kb = math.prod(map(int, ix.bshape))
     ids = lax.reshape(ix.group_ids(), (kb,))
     order = lax.argsort(ids, 0)
     back = lax.argsort(order, 0)

@@ -3,6 +3,8 @@ ogrid, ix_, the index arrays of triangles and diagonals, and conversions between
 multi-dimensional indices (traced ones too)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import lax
@@ -152,7 +154,7 @@ def unravel_index(indices, shape):
     """The tuple of indices (per dimension) of each flat index; negative ones count from the
     end, as in JAX."""
     shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
-    total = int(np.prod(shape, dtype=np.int64))
+    total = math.prod(map(int, shape))
     i = lax.convert_element_type(indices, np.intp)
     i = lax.select(lax.lt(i, 0), lax.add(i, total), i)
     out = []

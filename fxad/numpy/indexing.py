@@ -4,6 +4,7 @@ put_along_axis and fill_diagonal (JAX's inplace=False: they return the result)."
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -133,7 +134,7 @@ def resize(a, new_shape):
     """np.resize: the flattened array repeated (or cut) to fill `new_shape`."""
     new_shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
     flat = ravel(a)
-    n, total = shape_of(flat)[0], int(np.prod(new_shape, dtype=np.int64))
+    n, total = shape_of(flat)[0], math.prod(map(int, new_shape))
     if n == 0 or total == 0:
         return np.zeros(new_shape, dtype_of(a))
     return reshape(take(flat, np.arange(total) % n), new_shape)
@@ -150,7 +151,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=False):
     s = shape_of(a)
     if len(s) < 2 or (len(s) > 2 and len(set(s)) != 1):
         raise FxadValueError("fill_diagonal: the array must be 2-d, or have equal dimensions")
-    size = int(np.prod(s, dtype=np.int64))
+    size = math.prod(map(int, s))
     step = s[1] + 1 if len(s) == 2 else 1 + int(np.cumprod(s[:-1]).sum())  # NumPy's
     end = size if (len(s) > 2 or wrap) else min(size, s[1] * s[1])
     pos = np.arange(0, end, step)
@@ -189,7 +190,7 @@ def put(a, ind, v, mode=None, *, inplace=False):
         vals = take(vals, np.arange(k) % n)
     m = {"raise": None, "wrap": "wrap", "clip": "clip"}.get(mode, mode)
     if m == "wrap":
-        size = builtins.max(int(np.prod(shape_of(a), dtype=np.int64)), 1)
+        size = builtins.max(math.prod(map(int, shape_of(a))), 1)
         flat_ind = lax.rem(lax.add(lax.rem(flat_ind, size), size), size)
         m = None
     return reshape(at(ravel(a))[flat_ind].set(vals, mode=m), shape_of(a))

@@ -8,6 +8,7 @@ every Hermitian input, and symmetric gradients; `symmetrize_input=False` reads o
 """
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -518,7 +519,7 @@ def tensorinv(a, ind=2):
     """The inverse of `a` seen as a linear map from its last dims to its first `ind` dims."""
     s = shape_of(a)
     head, tail = s[:ind], s[ind:]
-    n, m = int(np.prod(head, dtype=np.int64)), int(np.prod(tail, dtype=np.int64))
+    n, m = math.prod(map(int, head)), math.prod(map(int, tail))
     if n != m:
         raise FxadValueError(f"tensorinv: the first {ind} dims ({head}) and the rest ({tail}) "
                              "must have equal products")
@@ -535,8 +536,8 @@ def tensorsolve(a, b, axes=None):
         a = moveaxis(a, axes, list(range(nd - len(axes), nd)))
     bs = shape_of(b)
     xs = shape_of(a)[len(bs):]
-    n = int(np.prod(bs, dtype=np.int64))
-    m = int(np.prod(xs, dtype=np.int64))
+    n = math.prod(map(int, bs))
+    m = math.prod(map(int, xs))
     if n != m:
         raise FxadValueError(f"tensorsolve: a's shape {shape_of(a)} does not give a square "
                              f"system for b of shape {bs}")

@@ -3,6 +3,8 @@ broadcasting, joining and splitting, flipping, rolling, tiling and repeating, di
 triangles."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import lax
@@ -29,7 +31,7 @@ def ndim(a):
 @stack_traced_lists
 def size(a):
     """The number of elements of a, as NumPy's."""
-    return int(np.prod(shape_of(a), dtype=np.int64))
+    return math.prod(map(int, shape_of(a)))
 
 
 @stack_traced_lists
@@ -46,7 +48,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if newshape.count(-1) > 1:
         raise FxadValueError("can only specify one unknown dimension (-1)")
     if -1 in newshape:
-        known = int(np.prod([d for d in newshape if d != -1], dtype=np.int64))
+        known = math.prod(int(d) for d in newshape if d != -1)
         total = size(a)
         if known == 0 or total % known:
             raise FxadValueError(f"cannot reshape an array of size {total} into shape "

@@ -180,7 +180,7 @@ def _arg(fn, a, axis, keepdims):
 
 
 def _ravel(a):
-    return lax.reshape(a, (int(np.prod(shape_of(a), dtype=np.int64)),))
+    return lax.reshape(a, (math.prod(map(int, shape_of(a))),))
 
 
 @accept_sequences

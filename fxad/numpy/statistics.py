@@ -40,7 +40,7 @@ def _to_last(a, axis):
     a = moveaxis(a, axes, tuple(range(nd - len(axes), nd))) if axes else a
     s = shape_of(a)
     kept_shape = tuple(s[:len(kept)])
-    return reshape(a, kept_shape + (int(np.prod(s[len(kept):], dtype=np.int64)),)), axes
+    return reshape(a, kept_shape + (math.prod(map(int, s[len(kept):])),)), axes
 
 
 def _prepare(name, a, q, axis, out):

@@ -2,6 +2,7 @@
 the pattern, through vmap, and the nonzeros read back from the compressed result."""
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -36,7 +37,7 @@ def _aval(x):
 
 
 def _pattern(g, x, sparsity, m_of, what):
-    n = int(np.prod(np.shape(x), dtype=np.int64))
+    n = math.prod(map(int, np.shape(x)))
     if isinstance(sparsity, str):
         if sparsity != "auto":
             raise FxadValueError(f"{what}: sparsity must be 'auto' or a pattern (a scipy.sparse "
@@ -122,7 +123,7 @@ def jacrev(f: Callable, sparsity: Any = "auto", argnums: int = 0,
         g, x = _partial(f, args, argnums)
         dt = _float_dtype(x)
         y, pull = vjp(g, x)
-        m = int(np.prod(np.shape(y), dtype=np.int64))
+        m = math.prod(map(int, np.shape(y)))
         p = _pattern(g, x, sparsity, lambda p: m, "fxad.sparse.jacrev")
         if p.nnz == 0:
             return _result(fnp.zeros(0, dt), p, format)
@@ -148,7 +149,7 @@ def hessian(f: Callable, sparsity: Any = "auto", argnums: int = 0,
         g, x = _partial(f, args, argnums)
         dt = _float_dtype(x)
         shape = np.shape(x)
-        n = int(np.prod(shape, dtype=np.int64))
+        n = math.prod(map(int, shape))
         gf = grad(g)
         p = _pattern(lambda v: gf(v), x, sparsity, lambda p: n, "fxad.sparse.hessian")
         if isinstance(sparsity, str):

@@ -19,6 +19,8 @@ index) makes every output element depend on the whole operand.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -84,7 +86,7 @@ def _conservative(interp, eqn, ins):
 def _broadcast_positions(shape, out_shape):
     """For each element of an array of `out_shape`, the element of the operand of `shape`
     that NumPy broadcasting reads."""
-    size = int(np.prod(shape, dtype=np.int64))
+    size = math.prod(map(int, shape))
     return np.broadcast_to(np.arange(size, dtype=np.int64).reshape(shape), out_shape).ravel()
 
 
@@ -170,7 +172,7 @@ def _cumulative(interp, eqn, ins):
     axis = eqn.params["axis"] % max(len(x.aval.shape), 1)
     kept = [1 if a == axis else s for a, s in enumerate(x.aval.shape)]
     line = _broadcast_positions(kept, x.aval.shape)
-    lines = gather_union(x.pattern, line, np.arange(x.aval.size), int(np.prod(kept)))
+    lines = gather_union(x.pattern, line, np.arange(x.aval.size), math.prod(map(int, kept)))
     return [Dep(out, take_rows(lines, line))]
 
 
@@ -189,10 +191,10 @@ def _dot_general(interp, eqn, ins):
     ls, rs = lhs.aval.shape, rhs.aval.shape
     lf = [a for a in range(len(ls)) if a not in lc and a not in lb]
     rf = [a for a in range(len(rs)) if a not in rc and a not in rb]
-    B = int(np.prod([ls[a] for a in lb], dtype=np.int64))
-    Id = int(np.prod([ls[a] for a in lf], dtype=np.int64))
-    K = int(np.prod([ls[a] for a in lc], dtype=np.int64))
-    J = int(np.prod([rs[a] for a in rf], dtype=np.int64))
+    B = math.prod(int(ls[a]) for a in lb)
+    Id = math.prod(int(ls[a]) for a in lf)
+    K = math.prod(int(ls[a]) for a in lc)
+    J = math.prod(int(rs[a]) for a in rf)
 
     def canonical(d, perm, shape3):
         lab = np.arange(d.aval.size, dtype=np.int64).reshape(d.aval.shape)

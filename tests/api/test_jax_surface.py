@@ -310,3 +310,15 @@ def test_one_cpu_device_for_jax_code():
     assert fxad.block_until_ready(X) is X
     assert fxad.typeof(np.ones((2, 3), np.float32)).str_short() == "f32[2,3]"
     np.testing.assert_allclose(fxad.grad(lambda x: fnp.sum(fxad.device_put(x) ** 2))(X), 2 * X)
+
+
+@pytest.mark.parametrize("fn, want", [
+    (lambda x: fnp.reshape(x, (2**20, -1)), (2**20, 2**60)),
+    (lambda x: fnp.ravel(x), (2**80,)),
+    (lambda x: fnp.reshape(x, (2**20, -1, 2**20)), (2**20, 2**40, 2**20)),
+])
+def test_eval_shape_of_sizes_past_int64(fn, want):
+    """Shapes are worked out in Python ints: an int64 product of (2**40, 2**40) wraps to 0,
+    which made a -1 in reshape (and ravel) come out as 0."""
+    x = fxad.ShapeDtypeStruct((2**40, 2**40), np.float32)
+    assert fxad.eval_shape(fn, x).shape == want

@@ -17,6 +17,7 @@ workspace (`Arena.fresh`, counted in `copies`).
 """
 from __future__ import annotations
 
+import math
 import re
 import threading
 import weakref
@@ -90,7 +91,7 @@ def plan(lines, outputs):
         shape = tuple(int(d) for d in dims.strip("()").split(",") if d.strip()) \
             if dims.startswith("(") else (int(dims),)
         dt = np.dtype(getattr(np, m.group(3)))
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        nbytes = math.prod(map(int, shape)) * dt.itemsize
         if nbytes < MIN_BYTES:
             continue
         alias = {m.group(1)}

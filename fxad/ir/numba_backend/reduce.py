@@ -13,7 +13,7 @@ from NumPy's by reassociation (within n·eps·sum|x|).
 """
 from __future__ import annotations
 
-import numpy as np
+import math
 
 from .lowering import SUPPORTED, dtype_src, int_arg
 
@@ -42,7 +42,7 @@ def emit_reduce(block, x, aval, out, op, axes, keepdims):
     res = seg.fresh("r")
     cast = (lambda s: s) if aval.dtype == dt else (lambda s: f"{dtype_src(dt)}({s})")
     outer = [a for a in axes if a < r - k]
-    m = int(np.prod([shape[a] for a in outer], dtype=np.int64))
+    m = math.prod(int(shape[a]) for a in outer)
     if op == "add" and dt.kind == "f" and aval.dtype == dt and m > 8:
         _tree(block, x, shape, dt, outer, k, kept, res)
     elif op == "add" and dt.kind == "f" and aval.dtype == dt and k > 0:
@@ -87,11 +87,11 @@ def _sequential(block, x, shape, dt, axes, kept, res, op, cast):
 
 def _pairwise(block, x, shape, dt, axes, kept, k, res):
     r = len(shape)
-    run = int(np.prod(shape[r - k:], dtype=np.int64))
+    run = math.prod(map(int, shape[r - k:]))
     pre = shape[:r - k]
     seg = block.seg
     flat = seg.fresh("f")
-    block.emit(f"{flat} = _np.ascontiguousarray({x}).reshape({int(np.prod(shape)),})")
+    block.emit(f"{flat} = _np.ascontiguousarray({x}).reshape({math.prod(map(int, shape)),})")
     zero = f"{dtype_src(dt)}(-0.0)"
     if kept:
         block.emit(f"{res} = _np.empty({kept!r}, {dtype_src(dt)})")
@@ -124,9 +124,9 @@ def _tree(block, x, shape, dt, outer, k, kept, res):
     seg = block.seg
     y, pre = x, shape[:r - k]
     if k:
-        run = int(np.prod(shape[r - k:], dtype=np.int64))
+        run = math.prod(map(int, shape[r - k:]))
         flat, y, m = seg.fresh("f"), seg.fresh("y"), seg.fresh("m")
-        block.emit(f"{flat} = _np.ascontiguousarray({x}).reshape({int(np.prod(shape)),})")
+        block.emit(f"{flat} = _np.ascontiguousarray({x}).reshape({math.prod(map(int, shape)),})")
         block.emit(f"{y} = _np.empty({pre!r}, {dtype_src(dt)})")
         block.emit(f"{m} = _np.intp(0)")  # not a literal: see int_arg
         depth = _loop_nest(block, pre, "_a")
@@ -136,8 +136,8 @@ def _tree(block, x, shape, dt, outer, k, kept, res):
         block.emit(f"{m} += {run}")
         block.depth = depth
     rest = [i for i in range(len(pre)) if i not in outer]
-    rows = int(np.prod([pre[a] for a in outer], dtype=np.int64))
-    cols = int(np.prod([pre[a] for a in rest], dtype=np.int64))
+    rows = math.prod(int(pre[a]) for a in outer)
+    cols = math.prod(int(pre[a]) for a in rest)
     perm = tuple(outer) + tuple(rest)
     z = seg.fresh("z")
     if perm == tuple(range(len(pre))):

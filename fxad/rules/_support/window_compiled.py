@@ -21,6 +21,7 @@ kernel once per dtype (float32 / float64), later processes load the machine code
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -184,7 +185,7 @@ def tiled_shape(shape, window, strides, pads, base_dilation, window_dilation):
         return None
     first = windowed[0]
     last = windowed[-1]
-    size = lambda axes: int(np.prod([shape[i] for i in axes], dtype=np.int64))
+    size = lambda axes: math.prod(int(shape[i]) for i in axes)
     A = size(range(first)) * (shape[first] // window[first])
     if len(windowed) == 1:
         return A, window[first], 1, 1, size(range(first + 1, len(shape)))

@@ -13,6 +13,7 @@ e.g. 9 for 3x3) and each step is one vectorized operation over every window at o
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -133,7 +134,7 @@ def _conv_columns_ck(xp, w, strides, rhs_dilation, out_sp, out_dtype):
     batch), used transposed in the one matrix product."""
     d = xp.ndim - 2
     n, c, o = xp.shape[0], xp.shape[-1], w.shape[-1]
-    kvol, pvol = int(np.prod(w.shape[:d])), int(np.prod(out_sp))
+    kvol, pvol = math.prod(map(int, w.shape[:d])), math.prod(map(int, out_sp))
     v = window_views(xp, tuple(range(1, d + 1)), w.shape[:d], strides, rhs_dilation)
     wm = w.transpose((d,) + tuple(range(d)) + (d + 1,)).reshape(c * kvol, o)
     if n <= 4:
@@ -167,7 +168,7 @@ def _conv_im2col(xp, w, strides, rhs_dilation, fgc, bgc, out_sp, out_dtype):
     n, c, o = xp.shape[0], xp.shape[-1], w.shape[-1]
     nb, cg, og = n // bgc, c // fgc, o // g
     ksize = w.shape[:d]
-    kvol, pvol = int(np.prod(ksize)), int(np.prod(out_sp))
+    kvol, pvol = math.prod(map(int, ksize)), math.prod(map(int, out_sp))
     v = window_views(xp, tuple(range(1, d + 1)), ksize, strides, rhs_dilation)
     if g == 1:  # blocks of examples: each block's columns are written and read from cache
         sp, ko = tuple(range(1, d + 1)), tuple(range(d + 2, 2 * d + 2))
@@ -221,7 +222,7 @@ def _conv_fft(xp, w, strides, rhs_dilation, fgc, bgc, out_sp):
     X = fwd(xp, fsize, axes=tuple(range(1, d + 1)))      # (N, F..., C)
     W = fwd(wd, fsize, axes=tuple(range(d)))              # (F..., Cg, O)
     fshape = X.shape[1:-1]
-    nf = int(np.prod(fshape))
+    nf = math.prod(map(int, fshape))
     Xg = X.reshape((bgc, nb, nf, fgc, cg)).transpose(2, 0, 3, 1, 4).reshape(nf, g, nb, cg)
     Wg = W.reshape(nf, cg, g, og).transpose(0, 2, 1, 3)
     Y = np.matmul(Xg, Wg)  # (F, g, Nb, Og)
@@ -244,10 +245,10 @@ def use_fft(dtype, nc, cg, o, g, span, ksize, rhs_dilation, out_sp):
     Integers always use the exact im2col path."""
     if dtype.kind not in "fc":
         return False
-    kvol = int(np.prod(ksize))
+    kvol = math.prod(map(int, ksize))
     if kvol < 16:
         return False
-    pvol, fvol = int(np.prod(out_sp)), int(np.prod(span))
+    pvol, fvol = math.prod(map(int, out_sp)), math.prod(map(int, span))
     n = nc // (cg * g) if cg * g else 0
     direct = n * pvol * kvol * cg * g * _COPY + n * pvol * kvol * cg * o * _MAC
     ffts = (nc + cg * o + n * o) * fvol * max(np.log2(fvol), 1.0) * _FFT

@@ -12,6 +12,8 @@ pmin have a JVP (JAX has none): the tangent where the maximum is attained, avera
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core import ShapedArray
@@ -200,8 +202,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 
     def leaf(v):
         s = psum(v, axis_name, axis_index_groups=axis_index_groups)
-        n = count * int(np.prod([get_aval(v).shape[a] for a in names if a not in named],
-                                dtype=np.int64))
+        n = count * math.prod(int(get_aval(v).shape[a]) for a in names if a not in named)
         if get_aval(s).dtype.kind in "iub":
             s = ops.convert_element_type(s, np.float64)
         return ops.div(s, np.asarray(n, get_aval(s).dtype))

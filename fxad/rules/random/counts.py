@@ -11,6 +11,8 @@ vmap over keys equals a loop over them. Counts have no derivative (symbolic zero
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.special as sc
 
@@ -24,7 +26,7 @@ from .bits import check_keys, split_np, uniform_np
 def _rows(keys, *params):
     """(m, 2) keys and each parameter as (m, n): one row per key."""
     keys = np.asarray(keys)
-    m = int(np.prod(keys.shape[:-1], dtype=np.int64))
+    m = math.prod(map(int, keys.shape[:-1]))
     return keys.reshape(m, 2).copy(), [np.asarray(p).reshape(m, -1) for p in params]
 
 

@@ -200,7 +200,7 @@ def _reduce_prod_jvp(primals, tangents, axes, keepdims):
     shape = shape_of(x)
     rest = [i for i in range(len(shape)) if i not in axes]
     perm = tuple(axes) + tuple(rest)
-    flat_shape = (int(np.prod([shape[a] for a in axes], dtype=np.int64)),) + \
+    flat_shape = (math.prod(int(shape[a]) for a in axes),) + \
         tuple(shape[i] for i in rest)
 
     def flat_prod(v):

@@ -3,6 +3,8 @@
 so that jit and vmap can run them on traced values."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core import Primitive, ShapedArray
@@ -29,7 +31,7 @@ def _rank_impl(a, method, axis):
 rankdata_p = Primitive("rankdata")  # axis: an int, or None: ranks of the flattened array (1-d)
 rankdata_p.def_impl(_rank_impl)
 rankdata_p.def_abstract_eval(lambda a, method, axis: ShapedArray(
-    a.shape if axis is not None else (int(np.prod(a.shape, dtype=np.int64)),),
+    a.shape if axis is not None else (math.prod(map(int, a.shape)),),
     np.dtype(np.float64)))
 defjvp_zero(rankdata_p)
 
@@ -39,7 +41,7 @@ def _rankdata_batch(vals, dims, method, axis):
     if axis is not None:
         return rankdata(a, method, axis + 1), 0
     shape = shape_of(a)
-    flat = ops.reshape(a, (shape[0], int(np.prod(shape[1:], dtype=np.int64))))
+    flat = ops.reshape(a, (shape[0], math.prod(map(int, shape[1:]))))
     return rankdata(flat, method, 1), 0
 
 

@@ -1,6 +1,8 @@
 """Structural primitives: they move data without arithmetic, so all are linear."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core import Primitive, ShapedArray
@@ -14,7 +16,7 @@ from ...ir.numba_backend.lowering import fusible
 
 
 def _same_size(old, new, what):
-    if int(np.prod(old, dtype=np.int64)) != int(np.prod(new, dtype=np.int64)):
+    if math.prod(map(int, old)) != math.prod(map(int, new)):
         raise FxadValueError(f"cannot {what} an array of shape {old} into shape {new}")
 
 

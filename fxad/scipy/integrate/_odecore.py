@@ -25,6 +25,7 @@ reconstruction is ill-conditioned; forward mode has no such issue.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, replace
 
@@ -290,7 +291,7 @@ def _adjoint(rhs, cfg, active, res, G):
     y0, ts, params, Y = res[0], res[1], list(res[2:-1]), res[-1]
     n, m = y0.shape[0], ts.shape[0]
     p_mask = tuple(active[2:])
-    sizes = [int(np.prod(p.shape, dtype=np.int64)) for p, a in zip(params, p_mask) if a]
+    sizes = [math.prod(map(int, p.shape)) for p, a in zip(params, p_mask) if a]
     aug = _adjoint_rhs(rhs, p_mask)
     adj_cfg = cfg.widened(n, sum(sizes))
     a, ap = G[m - 1], fnp.zeros(sum(sizes))
@@ -322,7 +323,7 @@ def _adjoint_rhs(rhs, p_mask):
         return hit
     n = rhs.in_avals[0].shape[0]
     p_avals = rhs.in_avals[2:]
-    size = sum(int(np.prod(av.shape, dtype=np.int64)) for av, m in zip(p_avals, p_mask) if m)
+    size = sum(math.prod(map(int, av.shape)) for av, m in zip(p_avals, p_mask) if m)
 
     def aug(z, t, *params):
         idx = [k for k, m in enumerate(p_mask) if m]

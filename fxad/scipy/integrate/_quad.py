@@ -6,6 +6,7 @@ the same differentiable core, derivatives of every order work, and forward and r
 use the same numbers (the derivative integral is a residual of a dot product)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -94,7 +95,7 @@ def _integral_fn(fj, cfg, scalar):
             off = 0
             for p, d, m in zip(params, dps, mask):
                 if m:
-                    size = int(np.prod(get_aval(p).shape, dtype=np.int64))
+                    size = math.prod(map(int, get_aval(p).shape))
                     block = fnp.reshape(G[off * k:(off + size) * k], (size, k)).T
                     tan = tan + block @ fnp.ravel(d).astype(np.float64)
                     off += size

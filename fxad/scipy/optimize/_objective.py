@@ -12,6 +12,8 @@ traced: `EagerFns` differentiates it eagerly, call by call.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import numpy as fnp
@@ -170,6 +172,6 @@ def dense_solve(g, y):
     y = fnp.asarray(y)
     if y.ndim == 0:
         return y / jacfwd(g)(y)
-    n = int(np.prod(y.shape))
+    n = math.prod(map(int, y.shape))
     jac = fnp.reshape(jacfwd(g)(y), (n, n))
     return fnp.reshape(fnp.linalg.solve(jac, fnp.ravel(y)), y.shape)
