@@ -1,6 +1,7 @@
 """scipy.signal's convolutions, differentiable in both inputs (rules:
 fxad/rules/contraction/signal_conv.py). SciPy computes every convolution, its derivatives included (they
-are convolutions too), with the method SciPy picks ('auto') or the one given. And `detrend`."""
+are convolutions too), with the method SciPy picks ('auto') or the one given. And `detrend` and
+the short-time spectra `stft`, `csd`, `welch` (fxad/scipy/_spectral.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +12,7 @@ from ..errors import FxadValueError
 from ..lax.products import canonicalize_precision
 from ..numpy.linalg import as_float
 from ..rules.contraction.signal_conv import convolve_window, freq_window, mode_window
+from ._spectral import csd, detrend, stft, welch  # noqa: F401
 
 _METHODS = ("auto", "direct", "fft")
 
@@ -111,39 +113,5 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=N
     return _conv2d("correlate2d", in1, in2, mode, boundary, fillvalue, correlating=True)
 
 
-def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False):
-    """`data` minus its least-squares trend along `axis`, as SciPy's: the mean
-    (type='constant'), or a straight line fitted to each piece between the breakpoints `bp`
-    (type='linear'; concrete integers). A linear map of `data`, so differentiable; each
-    piece's fit is its projection onto (1, t), a (2, n) pseudo-inverse of the sizes alone.
-    overwrite_data is accepted and ignored."""
-    if type not in ("linear", "l", "constant", "c"):
-        raise FxadValueError("detrend: type must be 'linear' or 'constant'")
-    data = fnp.asarray(data)
-    if fnp.result_type(data).kind not in "fc":
-        data = lax.convert_element_type(data, np.float64)
-    if type in ("constant", "c"):
-        return data - fnp.mean(data, axis=axis, keepdims=True)
-    nd = fnp.ndim(data)
-    axis = int(axis) % max(nd, 1)
-    n = fnp.shape(data)[axis]
-    bps = np.unique(np.concatenate([[0], np.atleast_1d(np.asarray(bp)).astype(np.int64), [n]]))
-    if np.any(bps > n) or np.any(bps < 0):
-        raise FxadValueError(f"detrend: breakpoints must lie in [0, {n}] (the length along "
-                             f"axis {axis}), got {bp!r}")
-    x = fnp.moveaxis(data, axis, -1)
-    real = np.finfo(fnp.result_type(data)).dtype
-    pieces = []
-    for lo, hi in zip(bps[:-1], bps[1:]):
-        m = int(hi - lo)
-        basis = np.stack([np.arange(1, m + 1) / m, np.ones(m)], axis=1)  # SciPy's (t/m, 1)
-        proj = np.linalg.pinv(basis).astype(real)
-        seg = x[..., lo:hi]
-        coef = fnp.matmul(seg, proj.T)  # (..., 2): the least-squares line
-        pieces.append(seg - fnp.matmul(coef, basis.T.astype(real)))
-    out = fnp.concatenate(pieces, axis=-1) if len(pieces) > 1 else pieces[0]
-    return fnp.moveaxis(out, -1, axis)
-
-
 __all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve", "convolve2d", "correlate2d",
-           "detrend"]
+           "detrend", "stft", "csd", "welch"]
