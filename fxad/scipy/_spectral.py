@@ -1,6 +1,7 @@
-"""scipy.signal's detrend and short-time spectra (stft, csd, welch): frames of the signal (a
-gather), detrended, windowed and Fourier transformed, as SciPy computes them, so differentiable in
-the signal(s) and in `fs`, batched over the other axes, and runnable under jit and vmap.
+"""scipy.signal's detrend and short-time spectra (stft, istft, csd, welch): frames of the
+signal (a gather), detrended, windowed and Fourier transformed, and back (a scatter-add), as
+SciPy computes them, so differentiable in the signal(s) and in `fs`, batched over the other
+axes, and runnable under jit and vmap.
 Sizes, the window and the segmentation are static (concrete); the window is SciPy's
 `get_window` (or the array given).
 """
@@ -176,6 +177,66 @@ def stft(x, fs=1.0, window="hann", nperseg=256, noverlap=None, nfft=None, detren
         fnp.moveaxis(z, -1, axis - 1 if axis < 0 else axis)
 
 
+def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
+          input_onesided=True, boundary=True, time_axis=-1, freq_axis=-2, scaling="spectrum"):
+    """SciPy's inverse short-time Fourier transform: (times, x), each segment's inverse FFT
+    windowed and overlap-added (a scatter-add, the transpose of stft's framing), divided by
+    the summed squared window; boundary=True drops the nperseg // 2 samples stft's boundary
+    added at each end. Warns, as SciPy, where the window's overlaps leave a sample unweighted
+    (the NOLA condition)."""
+    if scaling not in ("spectrum", "psd"):
+        raise FxadValueError(f"istft: scaling must be 'spectrum' or 'psd', got {scaling!r}")
+    z = fnp.asarray(Zxx) + 0j
+    nd = fnp.ndim(z)
+    if nd < 2:
+        raise FxadValueError("istft: Zxx must have at least 2 dimensions")
+    freq_axis, time_axis = int(freq_axis) % nd, int(time_axis) % nd
+    if freq_axis == time_axis:
+        raise FxadValueError("istft: time_axis and freq_axis must differ")
+    nseg, nfreq = fnp.shape(z)[time_axis], fnp.shape(z)[freq_axis]
+    n_default = 2 * (nfreq - 1) if input_onesided else nfreq
+    nperseg = n_default if nperseg is None else int(nperseg)
+    if nperseg < 1:
+        raise FxadValueError(f"istft: nperseg must be a positive integer, got {nperseg}")
+    if nfft is None:  # SciPy's choice: an odd nperseg one past the default is its own nfft
+        nfft = nperseg if input_onesided and nperseg == n_default + 1 else n_default
+    noverlap, nfft = _settle("istft", nperseg, noverlap, nfft)
+    step = nperseg - noverlap
+    outer = [a for a in range(nd) if a not in (freq_axis, time_axis)]
+    z = fnp.transpose(z, outer + [freq_axis, time_axis])
+    if isinstance(window, (str, tuple)):
+        win = np.asarray(_ss.get_window(window, nperseg))
+    else:
+        win = np.asarray(window)
+        if win.ndim != 1 or win.shape[0] != nperseg:
+            raise FxadValueError(f"istft: the window must be 1-d of length nperseg = {nperseg}")
+    inverse = fnp.fft.irfft if input_onesided else fnp.fft.ifft
+    subs = inverse(z, n=nfft, axis=-2)[..., :nperseg, :]
+    real = np.finfo(fnp.result_type(subs)).dtype
+    win = win.astype(real)
+    gain = win.sum() if scaling == "spectrum" else fnp.sqrt(fs * np.sum(win ** 2))
+    frames = fnp.swapaxes(subs * gain, -1, -2) * win  # (..., segments, nperseg)
+    length = nperseg + (nseg - 1) * step
+    x = fnp.zeros(fnp.shape(frames)[:-2] + (length,), fnp.result_type(frames))
+    x = x.at[..., np.arange(nseg)[:, None] * step + np.arange(nperseg)[None, :]].add(frames)
+    norm = np.zeros(length, real)
+    for i in range(nseg):
+        norm[i * step:i * step + nperseg] += win ** 2
+    if boundary:
+        half = nperseg // 2
+        x, norm = x[..., half:-half], norm[half:-half]  # (nothing left for half == 0, as SciPy)
+    if np.sum(norm > 1e-10) != len(norm):
+        warnings.warn("istft: the NOLA condition failed, the STFT may not be invertible"
+                      + ("" if boundary else " (possibly for want of the boundary)"),
+                      UserWarning, stacklevel=2)
+    x = x / np.where(norm > 1e-10, norm, 1.0)
+    if input_onesided:
+        x = fnp.real(x)
+    if fnp.ndim(x) > 1 and time_axis != nd - 1:
+        x = fnp.moveaxis(x, -1, time_axis - 1 if freq_axis < time_axis else time_axis)
+    return np.arange(fnp.shape(x)[0]) / fs, x
+
+
 def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
         detrend="constant", return_onesided=True, scaling="density", axis=-1, average="mean"):
     """SciPy's cross power spectral density by Welch's method: (frequencies, Pxy), the
@@ -243,4 +304,4 @@ def _median_bias(n):
     return 1.0 + np.sum(1.0 / (even + 1.0) - 1.0 / even)
 
 
-__all__ = ["detrend", "stft", "csd", "welch"]
+__all__ = ["detrend", "stft", "istft", "csd", "welch"]

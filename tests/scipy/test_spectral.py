@@ -1,4 +1,4 @@
-"""fxad.scipy.signal's stft, csd and welch: frequencies, times, values, shapes and dtypes
+"""fxad.scipy.signal's stft, istft, csd and welch: frequencies, times, values, shapes and dtypes
 against SciPy over the options (segment sizes, overlaps, nfft, boundaries, padding,
 scalings, detrending, averaging, axes, float32/complex inputs, signals of different
 lengths), derivatives to second order in both modes (in the signals and in fs), vmap against
@@ -44,6 +44,33 @@ def test_stft_as_scipy(k, seg):
             warnings.simplefilter("ignore")  # SciPy's note that complex input is two-sided
             want = ss.stft(x, **kw)
         _same(fsig.stft(x, **kw), want, x.dtype)
+
+
+@pytest.mark.parametrize("seg", SEGMENTS + [dict(nperseg=16, noverlap=12)], ids=str)
+@pytest.mark.parametrize("k", range(len(SIGNALS)))
+def test_istft_as_scipy_and_inverts_stft(k, seg):
+    x, axis = SIGNALS[k]
+    onesided = x.dtype.kind != "c"
+    faxis = axis - 1 if axis < 0 else axis
+    for window, scaling, boundary in [("hann", "spectrum", True), ("hamming", "psd", False),
+                                      (("tukey", 0.5), "psd", True)]:
+        _, _, z = ss.stft(x, window=window, axis=axis, scaling=scaling, fs=2.0,
+                          boundary="zeros" if boundary else None, return_onesided=onesided,
+                          **seg)
+        kw = dict(seg, window=window, scaling=scaling, boundary=boundary, fs=2.0,
+                  input_onesided=onesided, time_axis=-1, freq_axis=faxis)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the NOLA note of the boundary-less rows
+            want = ss.istft(z, **kw)
+            got = fsig.istft(z, **kw)
+        _same(got, want, x.dtype)
+        if boundary and scaling == "spectrum" and seg.get("noverlap") != 0:
+            # with stft's boundary and padding, and overlapping windows (NOLA), x comes back
+            back = np.moveaxis(np.asarray(got[1]), -1, axis)
+            n = x.shape[axis]
+            np.testing.assert_allclose(np.take(back, np.arange(n), axis=axis), x,
+                                       rtol=1e-4 if x.dtype == np.float32 else 1e-10,
+                                       atol=1e-4 if x.dtype == np.float32 else 1e-10)
 
 
 @pytest.mark.parametrize("seg", SEGMENTS, ids=str)
@@ -98,7 +125,9 @@ DIFF = [("stft", lambda x: fsig.stft(x, nperseg=16, noverlap=5)[2], (X1[:50],)),
         ("csd", lambda x, y: fsig.csd(x, y, nperseg=12)[1], (X1[:50], X1[50:100])),
         ("welch_fs", lambda fs: fsig.welch(X1[:60], fs=fs, nperseg=16)[1], (np.float64(2.5),)),
         ("stft_fs", lambda fs: fsig.stft(X1[:40], fs=fs, nperseg=16, scaling="psd")[2],
-         (np.float64(2.5),))]
+         (np.float64(2.5),)),
+        ("istft", lambda z: fsig.istft(z, nperseg=16, noverlap=6)[1],
+         (ss.stft(X1[:50], nperseg=16, noverlap=6)[2],))]
 
 
 @pytest.mark.parametrize("name, f, args", DIFF, ids=[d[0] for d in DIFF])
@@ -106,7 +135,8 @@ def test_derivatives_to_second_order(name, f, args):
     check_grads(f, args, order=2, modes=("fwd", "rev"))
 
 
-@pytest.mark.parametrize("name, f, args", DIFF[:5], ids=[d[0] for d in DIFF[:5]])
+@pytest.mark.parametrize("name, f, args", DIFF[:5] + DIFF[7:],
+                         ids=[d[0] for d in DIFF[:5] + DIFF[7:]])
 def test_vmap_against_a_loop_and_jit_against_eager(name, f, args):
     stacked = [np.stack([a, 2 * a + 1, -a]) for a in args]
     want = np.stack([np.asarray(f(*[s[i] for s in stacked])) for i in range(3)])
@@ -125,9 +155,19 @@ def test_vmap_against_a_loop_and_jit_against_eager(name, f, args):
     (lambda: fsig.welch(X1[:5], window=np.ones(8)), "longer than the input"),
     (lambda: fsig.welch(X1, nperseg=16, average="mode"), "'mean' or 'median'"),
     (lambda: fsig.csd(X1, X1, nperseg=16, scaling="psd"), "'density' or 'spectrum'"),
+    (lambda: fsig.istft(X1), "at least 2 dimensions"),
+    (lambda: fsig.istft(np.ones((9, 4)), time_axis=0, freq_axis=-2), "must differ"),
+    (lambda: fsig.istft(np.ones((9, 4)), window=np.ones(8), nperseg=16), "length nperseg = 16"),
+    (lambda: fsig.istft(np.ones((9, 4)), scaling="density"), "'spectrum' or 'psd'"),
 ])
 def test_clear_errors(call, match):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(FxadValueError, match=match):
             call()
+
+
+def test_istft_warns_where_the_overlaps_leave_a_sample_unweighted():
+    z = ss.stft(X1, nperseg=16, noverlap=0, boundary=None, padded=False)[2]
+    with pytest.warns(UserWarning, match="NOLA"):
+        fsig.istft(z, nperseg=16, noverlap=0, boundary=False)
