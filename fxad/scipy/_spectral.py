@@ -10,7 +10,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import scipy.signal as _ss
 
 from .. import lax
 from .. import numpy as fnp
@@ -53,6 +52,11 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False):
     return fnp.moveaxis(out, -1, axis)
 
 
+def _get_window(window, nperseg):
+    import scipy.signal  # on first use: it is a large import that most programs never need
+    return np.asarray(scipy.signal.get_window(window, nperseg))
+
+
 def _window(name, window, nperseg, n, default):
     """(window array, nperseg) as SciPy settles them for a signal of length n."""
     if isinstance(window, (str, tuple)):
@@ -63,7 +67,7 @@ def _window(name, window, nperseg, n, default):
             warnings.warn(f"{name}: nperseg = {nperseg} is greater than the input length "
                           f"= {n}, using nperseg = {n}", UserWarning, stacklevel=3)
             nperseg = n
-        return np.asarray(_ss.get_window(window, nperseg)), nperseg
+        return _get_window(window, nperseg), nperseg
     win = np.asarray(window)
     if win.ndim != 1:
         raise FxadValueError(f"{name}: window must be 1-d")
@@ -205,7 +209,7 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
     outer = [a for a in range(nd) if a not in (freq_axis, time_axis)]
     z = fnp.transpose(z, outer + [freq_axis, time_axis])
     if isinstance(window, (str, tuple)):
-        win = np.asarray(_ss.get_window(window, nperseg))
+        win = _get_window(window, nperseg)
     else:
         win = np.asarray(window)
         if win.ndim != 1 or win.shape[0] != nperseg:
