@@ -25,7 +25,7 @@ PUBLIC = [
     "fxad", "fxad.numpy", "fxad.numpy.linalg", "fxad.numpy.fft", "fxad.lax", "fxad.lax.linalg",
     "fxad.nn", "fxad.nn.initializers", "fxad.random", "fxad.scipy", "fxad.scipy.special",
     "fxad.scipy.stats", "fxad.scipy.linalg", "fxad.scipy.signal", "fxad.scipy.fft",
-    "fxad.scipy.optimize",
+    "fxad.scipy.ndimage", "fxad.scipy.optimize",
     "fxad.scipy.integrate", "fxad.tree_util", "fxad.tree", "fxad.flatten_util", "fxad.test_util",
     "fxad.debug", "fxad.typing", "fxad.errors", "fxad.custom_derivatives",
     "fxad.checkpoint_policies", "fxad.example_libraries", "fxad.example_libraries.stax",
