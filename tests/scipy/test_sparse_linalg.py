@@ -1,4 +1,4 @@
-"""fxad.scipy.sparse.linalg's cg and bicgstab: solutions against numpy.linalg.solve (matrices,
+"""fxad.scipy.sparse.linalg's cg, bicgstab and gmres: solutions against numpy.linalg.solve (matrices,
 functions, preconditioners, initial guesses, pytrees, complex Hermitian systems), the
 stopping rule, derivatives (the linear system's: against those of fxad's dense solve, in both
 modes, and the transpose identity), vmap against a loop, jit against eager, the errors."""
@@ -8,7 +8,7 @@ import pytest
 import fxad
 import fxad.numpy as fnp
 from fxad.errors import FxadValueError
-from fxad.scipy.sparse.linalg import bicgstab, cg
+from fxad.scipy.sparse.linalg import bicgstab, cg, gmres
 from fxad.test_util import check_grads
 
 rng = np.random.default_rng(0)
@@ -17,7 +17,8 @@ Q = rng.standard_normal((N, N))
 SPD = Q @ Q.T + N * np.eye(N)
 GEN = rng.standard_normal((N, N)) + N * np.eye(N)
 B = rng.standard_normal(N)
-SOLVERS = [("cg", cg, SPD), ("bicgstab", bicgstab, GEN)]
+SOLVERS = [("cg", cg, SPD), ("bicgstab", bicgstab, GEN), ("gmres", gmres, GEN),
+           ("gmres_restart_4", lambda *a, **k: gmres(*a, restart=4, **k), GEN)]
 
 
 @pytest.mark.parametrize("name, solve, A", SOLVERS, ids=[s[0] for s in SOLVERS])
@@ -35,20 +36,21 @@ def test_solutions(name, solve, A):
     assert np.linalg.norm(B - A @ np.asarray(x)) <= 1e-3 * np.linalg.norm(B)
     x, _ = solve(A, B, tol=0.0, atol=1e-9)
     assert np.linalg.norm(B - A @ np.asarray(x)) <= 1e-9
-    x, _ = solve(A, B, maxiter=1)  # one step only: not yet the solution
-    assert np.linalg.norm(B - A @ np.asarray(x)) > 1e-6
+    if name not in ("gmres",):  # (one gmres cycle spans the whole space here)
+        x, _ = solve(A, B, maxiter=1)  # one step only: not yet the solution
+        assert np.linalg.norm(B - A @ np.asarray(x)) > 1e-6
 
 
 def test_pytrees_and_complex_hermitian():
     tree = {"u": B[:5], "v": B[5:]}
-    for solve in (cg, bicgstab):
+    for solve in (cg, bicgstab, gmres):
         x, _ = solve(lambda t: {"u": 3 * t["u"], "v": 2 * t["v"]}, tree, tol=1e-12)
         np.testing.assert_allclose(x["u"], B[:5] / 3, rtol=1e-12)
         np.testing.assert_allclose(x["v"], B[5:] / 2, rtol=1e-12)
     S = np.triu(Q, 1)
     H = SPD + 1j * (S - S.T)
     b = B + 1j * B[::-1]
-    for solve in (cg, bicgstab):
+    for solve in (cg, bicgstab, gmres):
         np.testing.assert_allclose(solve(H, b, tol=1e-12)[0], np.linalg.solve(H, b),
                                    rtol=1e-10, atol=1e-12)
 
@@ -83,3 +85,5 @@ def test_errors():
         cg(np.ones(3), np.ones(3))
     with pytest.raises(FxadValueError, match="M must be a 2-d array or a function"):
         bicgstab(np.eye(3), np.ones(3), M=np.ones(3))
+    with pytest.raises(FxadValueError, match="'batched' or 'incremental'"):
+        gmres(np.eye(3), np.ones(3), solve_method="qr")

@@ -1,4 +1,4 @@
-"""Iterative solvers of A x = b with JAX's signatures (`cg`, `bicgstab`): A a matrix or a
+"""Iterative solvers of A x = b with JAX's signatures (`cg`, `bicgstab`, `gmres`): A a matrix or a
 function applying the linear map (to arrays or pytrees), M an optional preconditioner (the
 same kinds), x0 an initial guess. The iterations run in `lax.while_loop` (so they stage under
 jit and batch under vmap), and the solution is differentiated as the solution of the linear
@@ -15,6 +15,7 @@ from ... import lax
 from ... import numpy as fnp
 from ...control_flow import while_loop
 from ...errors import FxadValueError
+from ...flatten_util import ravel_pytree
 from ...tree_util import tree_leaves, tree_map
 
 
@@ -131,4 +132,70 @@ def bicgstab(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float =
     return lax.custom_linear_solve(matvec, b, solve, transpose_solve=solve), None
 
 
-__all__ = ["cg", "bicgstab"]
+def _gmres_iterate(matvec, b, x0, restart, maxiter, precond, stop2):
+    """Restarted GMRES on flat vectors: each cycle builds an orthonormal Krylov basis of
+    M A (Arnoldi, Gram-Schmidt applied twice) from the preconditioned residual and takes the
+    combination minimizing the residual in it (a small least-squares problem)."""
+    n = fnp.shape(b)[0]
+    dt = fnp.result_type(b, x0)
+
+    def cycle(x):
+        r = precond(b - matvec(x))
+        beta = fnp.sqrt(fnp.real(fnp.sum(fnp.conj(r) * r)))
+        basis = fnp.zeros((restart + 1, n), dt).at[0].set(r / fnp.where(beta > 0, beta, 1))
+        hess = fnp.zeros((restart + 1, restart), dt)
+
+        def arnoldi(j, carry):
+            basis, hess = carry
+            w = precond(matvec(basis[j]))
+            live = (fnp.arange(restart + 1) <= j)[:, None]
+            h = fnp.zeros((restart + 1,), dt)
+            for _ in range(2):  # twice, for orthogonality in floating point
+                c = fnp.sum(fnp.conj(basis) * w, axis=1) * live[:, 0]
+                w = w - fnp.sum(c[:, None] * basis, axis=0)
+                h = h + c
+            norm = fnp.sqrt(fnp.real(fnp.sum(fnp.conj(w) * w)))
+            h = h.at[j + 1].set(norm)
+            basis = basis.at[j + 1].set(w / fnp.where(norm > 0, norm, 1))
+            return basis, hess.at[:, j].set(h)
+
+        basis, hess = lax.fori_loop(0, restart, arnoldi, (basis, hess))
+        rhs = fnp.zeros((restart + 1,), dt).at[0].set(beta)
+        y = fnp.linalg.lstsq(hess, rhs)[0]
+        return x + fnp.sum(y[:, None] * basis[:restart], axis=0)
+
+    def cond(s):
+        r = b - matvec(s[0])
+        return (fnp.real(fnp.sum(fnp.conj(r) * r)) > stop2) & (s[1] < maxiter)
+
+    return while_loop(cond, lambda s: (cycle(s[0]), s[1] + 1), (x0, 0))[0]
+
+
+def gmres(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float = 0.0,
+          restart: int = 20, maxiter: int | None = None, M: Any = None,
+          solve_method: str = "batched"):
+    """Restarted GMRES for a general (non-singular) A: Krylov spaces of size `restart`
+    (at most b's size), rebuilt from the current solution until |b - A x| <= max(tol |b|,
+    atol) or maxiter times (default 10 times b's size). M preconditions on the left.
+    solve_method ('batched' or 'incremental', JAX's) is accepted: both give the same
+    minimizer; fxad solves the small least-squares problem once per restart."""
+    if solve_method not in ("batched", "incremental"):
+        raise FxadValueError(f"gmres: solve_method must be 'batched' or 'incremental', got "
+                             f"{solve_method!r}")
+    matvec = _operator(A, "gmres", "A")
+    x0, maxiter, precond, stop2 = _settle("gmres", b, x0, tol, atol, maxiter, M)
+    x0 = lax.stop_gradient(x0)
+
+    def solve(mv, rhs):
+        flat_b, unravel = ravel_pytree(rhs)
+        flat_x0 = ravel_pytree(x0)[0]
+        size = fnp.shape(flat_b)[0]
+        k = max(1, min(int(restart), size))
+        flat_mv = lambda v: ravel_pytree(mv(unravel(v)))[0]
+        flat_m = lambda v: ravel_pytree(precond(unravel(v)))[0]
+        return unravel(_gmres_iterate(flat_mv, flat_b, flat_x0, k, maxiter, flat_m, stop2))
+
+    return lax.custom_linear_solve(matvec, b, solve, transpose_solve=solve), None
+
+
+__all__ = ["cg", "bicgstab", "gmres"]
