@@ -233,6 +233,12 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         wsum = lax.convert_element_type(np.asarray(_count(a, normalize_axes(
             axis, len(shape_of(a))))), dtype_of(avg))
     else:
+        # NumPy's result dtype: integers and booleans average in float64 (never lax.div's
+        # integer division), floats in their common type with the weights
+        dt = np.result_type(dtype_of(a), dtype_of(weights))
+        if dtype_of(a).kind not in "fc":
+            dt = np.result_type(dt, np.float64)
+        a, weights = lax.convert_element_type(a, dt), lax.convert_element_type(weights, dt)
         nd = len(shape_of(a))
         if len(shape_of(weights)) == 1 and nd > 1 and axis is not None:
             ax = normalize_axes(axis, nd)[0]
