@@ -249,11 +249,20 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     return (avg, lax.broadcast_to(wsum, tuple(shape_of(avg)))) if returned else avg
 
 
+def nan_as(a, fill):
+    """a with its NaNs replaced by `fill`. Integer and boolean data have no NaNs and keep
+    their dtype, so the NaN-ignoring reductions on them are NumPy's plain ones (a float fill
+    would promote them to float64, rounding integers past 2**53)."""
+    if dtype_of(a).kind not in "fc":
+        return a
+    return lax.select(lax.isnan(a), fill, a)
+
+
 @accept_sequences
 def nansum(a, axis=None, dtype=None, keepdims=False, *, out=None):
     """The sum with NaNs taken as 0, as NumPy's; differentiable to any order (0 at the NaNs)."""
     _no_out(out, "nansum")
-    return sum(lax.select(lax.isnan(a), 0.0, a), axis, dtype, keepdims)
+    return sum(nan_as(a, 0.0), axis, dtype, keepdims)
 
 
 @accept_sequences
@@ -261,6 +270,8 @@ def nanmean(a, axis=None, dtype=None, keepdims=False, *, out=None):
     """The mean of the non-NaN elements along `axis`, as NumPy's; differentiable to any order (0
     at the NaNs)."""
     _no_out(out, "nanmean")
+    if dtype_of(a).kind not in "fc":  # no NaNs; mean divides in float64
+        return mean(a, axis, dtype, keepdims)
     ok = lax.logical_not(lax.isnan(a))
     total = nansum(a, axis, dtype, keepdims)
     return lax.div(total, sum(lax.convert_element_type(ok, dtype_of(total)), axis,

@@ -155,6 +155,8 @@ def _all_nan(a, axis, keepdims):
 @accept_sequences
 def nanmax(a, axis=None, keepdims=False):
     """max ignoring NaNs; NaN for an all-NaN slice (NumPy warns there)."""
+    if dtype_of(a).kind not in "fc":  # no NaNs: NumPy's max, in a's dtype
+        return red.max(a, axis, keepdims)
     m = red.max(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
     return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
 
@@ -162,6 +164,8 @@ def nanmax(a, axis=None, keepdims=False):
 @accept_sequences
 def nanmin(a, axis=None, keepdims=False):
     """The smallest non-NaN element along `axis`, as NumPy's; differentiable to any order."""
+    if dtype_of(a).kind not in "fc":
+        return red.min(a, axis, keepdims)
     m = red.min(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
     return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
 
@@ -169,7 +173,7 @@ def nanmin(a, axis=None, keepdims=False):
 @accept_sequences
 def nanprod(a, axis=None, dtype=None, keepdims=False):
     """The product with NaNs taken as 1, as NumPy's; differentiable to any order."""
-    return red.prod(lax.select(lax.isnan(a), 1.0, a), axis, dtype, keepdims)
+    return red.prod(red.nan_as(a, 1.0), axis, dtype, keepdims)
 
 
 def _nancount(a, axis, keepdims, dtype):
@@ -200,13 +204,13 @@ def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
 @stack_traced_lists
 def nancumsum(a, axis=None, dtype=None):
     """The running sum with NaNs taken as 0, as NumPy's; differentiable to any order."""
-    return red.cumsum(lax.select(lax.isnan(a), 0.0, a), axis, dtype)
+    return red.cumsum(red.nan_as(a, 0.0), axis, dtype)
 
 
 @stack_traced_lists
 def nancumprod(a, axis=None, dtype=None):
     """The running product with NaNs taken as 1, as NumPy's; differentiable to any order."""
-    return red.cumprod(lax.select(lax.isnan(a), 1.0, a), axis, dtype)
+    return red.cumprod(red.nan_as(a, 1.0), axis, dtype)
 
 
 @stack_traced_lists
@@ -257,13 +261,13 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 @stack_traced_lists
 def nanargmax(a, axis=None, keepdims=False):
     """argmax ignoring NaNs, as NumPy's; an integer result, so not differentiable."""
-    return red.argmax(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
+    return red.argmax(red.nan_as(a, -np.inf), axis, keepdims)
 
 
 @stack_traced_lists
 def nanargmin(a, axis=None, keepdims=False):
     """argmin ignoring NaNs, as NumPy's; an integer result, so not differentiable."""
-    return red.argmin(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
+    return red.argmin(red.nan_as(a, np.inf), axis, keepdims)
 
 
 # --- covariance --------------------------------------------------------------------------------

@@ -31,6 +31,13 @@ VALUES = [
         m.average(x > 0, axis=1, weights=w), m.average(x, axis=1, weights=w.astype(np.float32)),
         m.average(x.astype(np.float32), axis=1, weights=w), m.average(x, weights=x * 0 + 2)],
      [(np.array([[1, 5, -3, 2], [4, 0, 2, 7]]), np.array([1, 2, 3, 4]))], [{}]),
+    # integers and booleans have no NaNs: the NaN-ignoring reductions are the plain ones, in
+    # NumPy's dtypes (not float64: 2**60 + 1 kept exactly)
+    ("nan-reductions-integers", lambda m, x: [
+        f(y, **kw) for y in (x, x.astype(np.int8), x > 1) for kw in ({}, {"axis": 1})
+        for f in (m.nansum, m.nanmean, m.nanmax, m.nanmin, m.nanprod, m.nancumsum,
+                  m.nancumprod, m.nanargmax, m.nanargmin, m.nanvar)] + [m.nansum(x * 2**58 + 1)],
+     [(np.array([[1, 5, -3, 2], [4, 0, 2, 7]]),)], [{}]),
 ]
 
 
