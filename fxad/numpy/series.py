@@ -97,7 +97,10 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             last = lax.div(lax.add(lax.add(lax.mul(at(slice(-3, -2)), 0.5),
                                            lax.mul(at(slice(-2, -1)), -2.0)),
                                    lax.mul(at(slice(-1, None)), 1.5)), h)
-        outs.append(concatenate([first, mid, last], ax))
+        # in f's dtype, as NumPy's (it writes into empty_like(f)): a float64 spacing, or
+        # lax.mul(h, 2.0) of a Python h (a strong np.float64), must not promote float32 data
+        outs.append(lax.convert_element_type(concatenate([first, mid, last], ax),
+                                             dtype_of(f)))
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 

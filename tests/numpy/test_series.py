@@ -14,6 +14,11 @@ VALUES = [
     ("gradient", lambda m, x, **k: m.gradient(x, **k), [(M,), (V7,)],
      [{}, {"edge_order": 2}, {"axis": -1}]),
     ("gradient-spacing", lambda m, x: m.gradient(x, 0.3), [(V7,)], [{}]),
+    # the result has the data's dtype whatever the spacing's (float32 stays float32)
+    ("gradient-dtypes", lambda m, x, **k: [m.gradient(x, **k), m.gradient(x, 0.5, **k),
+                                           m.gradient(x, np.float64(0.3), 2.0, **k)],
+     [(M[0].astype(np.float32),), ((M[0] + 1j * M[0].T[::-1].T).astype(np.complex64),),
+      ((M[0] * 10).astype(np.int32),)], [{}, {"edge_order": 2}]),
     ("diff", lambda m, x, **k: m.diff(x, **k), [(M,)],
      [{}, {"n": 2, "axis": 0}, {"prepend": 1.0, "axis": 1}, {"append": np.ones((3, 4, 1))}]),
     ("ediff1d", lambda m, x: m.ediff1d(x, to_begin=[1.0, 2.0], to_end=3.0), [(M[0],)], [{}]),
