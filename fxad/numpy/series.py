@@ -184,8 +184,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if m == 0:
         raise FxadValueError("interp: xp and fp must not be empty")
     x, xp, fp = asarray(x), asarray(xp), asarray(fp)
+    # NumPy interpolates in float64 (complex128 for complex fp): narrower or integer values
+    # would round or wrap around in the differences (uint8 fp: f1 - f0 mod 256)
     wide = np.result_type(dtype_of(x), dtype_of(xp), np.float64)
-    x = lax.convert_element_type(x, wide)
+    x, xp = lax.convert_element_type(x, wide), lax.convert_element_type(xp, wide)
+    fp = lax.convert_element_type(fp, np.result_type(dtype_of(fp), np.float64))
     if m == 1:
         y = lax.broadcast_to(fp[0], tuple(shape_of(x)))
     else:

@@ -28,6 +28,14 @@ VALUES = [
      [(np.linspace(-3, 3, 13),), (np.sort(V7),)], [{}]),
     ("interp-edges", lambda m, x: m.interp(x, XP, XP ** 2, left=-1.0, right=9.0),
      [(np.linspace(-3, 3, 13),)], [{}]),
+    # NumPy interpolates in float64: integer fp must not wrap around (uint8: 10 - 250),
+    # float16 / float32 fp must not round
+    ("interp-dtypes", lambda m, x, fp: [m.interp(x, np.arange(4), fp),
+                                        m.interp(x, np.arange(4).astype(np.uint8), fp)],
+     [(np.linspace(-1, 4, 11), fp) for fp in (
+         np.array([250, 10, 0, 255], np.uint8), np.array([120, 10, -128, 127], np.int8),
+         np.array([0.1, 0.7, -0.3, 2.2], np.float16), np.array([0.1, 0.7, -0.3, 2.2], np.float32))],
+     [{}]),
     ("polyval", lambda m, x: m.polyval(V3, x), [(V7,)], [{}]),
     ("vander", lambda m, x, **k: m.vander(x, **k), [(V7,), (V7.astype(np.float32),),
                                                    (np.array([np.inf, 2.0]),)],
