@@ -46,8 +46,16 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, o
         a = lax.convert_element_type(a, dtype)
     if where is not None:
         a = lax.select(where, a, 0)
-    out = lax.reduce_sum(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+    out = _in(dtype, lax.reduce_sum(a, normalize_axes(axis, len(shape_of(a))), keepdims))
     return out if initial is None else lax.add(out, initial)
+
+
+def _in(dtype, out):
+    """A reduction's result in the dtype asked for (lax's integer reductions accumulate in
+    64 bits; NumPy's dtype= gives that dtype, wrapping around as its own arithmetic does)."""
+    if dtype is None or dtype_of(out) == np.dtype(dtype):
+        return out
+    return lax.convert_element_type(out, dtype)
 
 
 @accept_sequences
@@ -59,7 +67,7 @@ def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, 
         a = lax.convert_element_type(a, dtype)
     if where is not None:
         a = lax.select(where, a, 1)
-    out = lax.reduce_prod(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+    out = _in(dtype, lax.reduce_prod(a, normalize_axes(axis, len(shape_of(a))), keepdims))
     return out if initial is None else lax.mul(out, initial)
 
 
@@ -114,8 +122,8 @@ def mean(a, axis=None, dtype=None, keepdims=False, *, where=None, out=None):
                                              dtype or dtype_of(a)), axes, keepdims=keepdims)
         return lax.div(sum(a, axes, dtype, keepdims, where=where), count)
     # (sum's body for axes already normal: no `where`, no `initial`)
-    total = lax.reduce_sum(a if dtype is None else lax.convert_element_type(a, dtype), axes,
-                           keepdims)
+    total = _in(dtype, lax.reduce_sum(a if dtype is None else lax.convert_element_type(
+        a, dtype), axes, keepdims))
     return lax.div(total, _count(a, axes))
 
 
@@ -134,6 +142,8 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=No
     d = lax.sub(a, m)
     # |d|^2: for complex values NumPy's variance is real (d * d would be complex, and wrong)
     d2 = lax.real(lax.mul(d, lax.conj(d))) if dtype_of(d).kind == "c" else lax.mul(d, d)
+    if dtype is not None and dtype_of(d2).kind == np.dtype(dtype).kind:
+        d2 = lax.convert_element_type(d2, dtype)  # the squares summed in dtype, as NumPy's
     if where is None:
         return lax.div(sum(d2, axes, keepdims=keepdims), _count(a, axes) - ddof)
     sq = sum(d2, axes, keepdims=keepdims, where=where)
@@ -212,7 +222,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     to any order."""
     _no_out(out, "cumsum")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
-    return lax.cumsum(a, ax)
+    return _in(dtype, lax.cumsum(a, ax))
 
 
 @accept_sequences
@@ -221,7 +231,7 @@ def cumprod(a, axis=None, dtype=None, out=None):
     differentiable to any order, zeros included."""
     _no_out(out, "cumprod")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
-    return lax.cumprod(a, ax)
+    return _in(dtype, lax.cumprod(a, ax))
 
 
 @accept_sequences

@@ -187,7 +187,10 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     mean = red.nanmean(a, axis, dtype, keepdims=True)
     d = lax.select(lax.isnan(a), 0.0, lax.sub(a, mean))
     sq = lax.mul(d, lax.conj(d)) if dtype_of(d).kind == "c" else lax.mul(d, d)
-    total = red.sum(lax.real(sq), axis, keepdims=keepdims)
+    sq = lax.real(sq)
+    if dtype is not None and dtype_of(sq).kind == np.dtype(dtype).kind:
+        sq = lax.convert_element_type(sq, dtype)  # the squares summed in dtype, as NumPy's
+    total = red.sum(sq, axis, keepdims=keepdims)
     return lax.div(total, lax.sub(_nancount(a, axis, keepdims, dtype_of(total)), ddof))
 
 

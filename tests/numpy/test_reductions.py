@@ -38,6 +38,13 @@ VALUES = [
         for f in (m.nansum, m.nanmean, m.nanmax, m.nanmin, m.nanprod, m.nancumsum,
                   m.nancumprod, m.nanargmax, m.nanargmin, m.nanvar)] + [m.nansum(x * 2**58 + 1)],
      [(np.array([[1, 5, -3, 2], [4, 0, 2, 7]]),)], [{}]),
+    # dtype= gives that dtype (integers wrap around as NumPy's arithmetic does)
+    ("dtype-argument", lambda m, x, **k: [
+        f(y, **k, dtype=dt) for y in (x, x.astype(np.int64) * 40)
+        for f in (m.sum, m.prod, m.cumsum, m.cumprod, m.mean, m.nansum, m.nancumsum)
+        for dt in (np.int8, np.int32, np.float32)] + [
+        f(x, **k, dtype=np.float32) for f in (m.var, m.std, m.nanvar, m.nanstd, m.nanmean)],
+     [(M[0],)], [{}, {"axis": 1}]),
 ]
 
 
