@@ -102,8 +102,9 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     elif method == "nearest":  # NumPy rounds half to even
         lo = hi = np.round(pos).astype(np.int64)
         frac = np.zeros_like(frac)
-    elif method == "midpoint":
-        frac = np.where(hi > lo, 0.5, 0.0)
+    elif method == "midpoint":  # NumPy's: the order statistic itself at a whole position
+        whole = pos == lo
+        hi, frac = np.where(whole, lo, hi), np.where(whole, 0.0, 0.5)
     val = _lerp(s[..., lo], s[..., hi], frac.astype(dtype_of(s)))
     has_nan = red.max(lax.isnan(x), axis=-1, keepdims=True)
     val = lax.select(has_nan, np.nan, val)  # a constant: no NaN tangent to leak
