@@ -105,6 +105,10 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     elif method == "midpoint":  # NumPy's: the order statistic itself at a whole position
         whole = pos == lo
         hi, frac = np.where(whole, lo, hi), np.where(whole, 0.0, 0.5)
+    if method in ("lower", "higher", "nearest") and dtype_of(a).kind in "iub":
+        # an order statistic of integers is one of them: NumPy returns it in a's dtype
+        # (exact past 2**53, where the float copy rounds)
+        return _shaped(sort(_to_last(a, axis)[0], axis=-1)[..., lo], q, a, axes, keepdims)
     val = _lerp(s[..., lo], s[..., hi], frac.astype(dtype_of(s)))
     has_nan = red.max(lax.isnan(x), axis=-1, keepdims=True)
     val = lax.select(has_nan, np.nan, val)  # a constant: no NaN tangent to leak
