@@ -51,3 +51,35 @@ def test_copy_is_the_value_and_item_tolist_refuse_like_float():
 def test_numpy_options_fxad_lacks_are_named(call, kw):
     with pytest.raises(FxadTypeError, match=f"does not support {kw}"):
         fxad.grad(lambda x: np.sum(call(x)))(np.ones(3))
+
+
+def _tracer_classes():
+    import importlib
+    import pkgutil
+
+    import fxad.interpreters
+    from fxad.core import Tracer
+    for m in pkgutil.iter_modules(fxad.interpreters.__path__):
+        importlib.import_module(f"fxad.interpreters.{m.name}")
+    importlib.import_module("fxad.ir.staging")
+    found, stack = set(), [Tracer]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            found.add(sub)
+            stack.append(sub)
+    return sorted((k for k in found if k.__module__.startswith("fxad.")),
+                  key=lambda k: f"{k.__module__}.{k.__name__}")
+
+
+def test_no_tracer_attribute_hides_an_ndarray_method():
+    # a tracer's own slot or attribute named like an ndarray method hides the method under
+    # that transformation (jit's tracer kept its jaxpr variable in `var`: x.var() raised
+    # "'Var' object is not callable" under jit only)
+    methods = {n for n in dir(np.ndarray) if not n.startswith("_")}
+    clashes = {f"{k.__module__}.{k.__name__}": sorted(
+        methods & (set(getattr(k, "__slots__", ())) | set(vars(k)))) for k in _tracer_classes()}
+    assert not {k: v for k, v in clashes.items() if v}
+    x = np.arange(4.0)
+    for method in ("var", "std", "mean", "sum", "max", "cumsum", "round", "conj"):
+        np.testing.assert_allclose(fxad.jit(lambda a: getattr(a, method)())(x),
+                                   getattr(x, method)())
