@@ -50,17 +50,26 @@ Tracer.__getitem__ = lambda self, idx: getitem(self, idx)
 
 Tracer.T = property(lambda self: shape.transpose(self))
 Tracer.mT = property(lambda self: shape.swapaxes(self, -1, -2))
-Tracer.sum = lambda self, axis=None, dtype=None, keepdims=False: reductions.sum(self, axis, dtype, keepdims)
-Tracer.prod = lambda self, axis=None, dtype=None, keepdims=False: reductions.prod(self, axis, dtype, keepdims)
-Tracer.mean = lambda self, axis=None, dtype=None, keepdims=False: reductions.mean(self, axis, dtype, keepdims)
-Tracer.var = lambda self, axis=None, dtype=None, ddof=0, keepdims=False: \
-    reductions.var(self, axis, dtype, ddof, keepdims)
-Tracer.std = lambda self, axis=None, dtype=None, ddof=0, keepdims=False: \
-    reductions.std(self, axis, dtype, ddof, keepdims)
-Tracer.max = lambda self, axis=None, keepdims=False: reductions.max(self, axis, keepdims)
-Tracer.min = lambda self, axis=None, keepdims=False: reductions.min(self, axis, keepdims)
-Tracer.argmax = lambda self, axis=None, keepdims=False: reductions.argmax(self, axis, keepdims)
-Tracer.argmin = lambda self, axis=None, keepdims=False: reductions.argmin(self, axis, keepdims)
+# The reductions take ndarray's methods' signatures (positional order with `out`, and the
+# keywords where= / initial= / correction= / mean= of the functions they call).
+Tracer.sum = lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw: \
+    reductions.sum(self, axis, dtype, keepdims, out=out, **kw)
+Tracer.prod = lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw: \
+    reductions.prod(self, axis, dtype, keepdims, out=out, **kw)
+Tracer.mean = lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw: \
+    reductions.mean(self, axis, dtype, keepdims, out=out, **kw)
+Tracer.var = lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw: \
+    reductions.var(self, axis, dtype, ddof, keepdims, out=out, **kw)
+Tracer.std = lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw: \
+    reductions.std(self, axis, dtype, ddof, keepdims, out=out, **kw)
+Tracer.max = lambda self, axis=None, out=None, keepdims=False, **kw: \
+    reductions.max(self, axis, keepdims, out=out, **kw)
+Tracer.min = lambda self, axis=None, out=None, keepdims=False, **kw: \
+    reductions.min(self, axis, keepdims, out=out, **kw)
+Tracer.argmax = lambda self, axis=None, out=None, *, keepdims=False: \
+    reductions.argmax(self, axis, keepdims, out=out)
+Tracer.argmin = lambda self, axis=None, out=None, *, keepdims=False: \
+    reductions.argmin(self, axis, keepdims, out=out)
 Tracer.reshape = lambda self, *s, order="C": shape.reshape(
     self, s[0] if len(s) == 1 and not isinstance(s[0], int) else s, order)
 Tracer.transpose = lambda self, *axes: shape.transpose(
@@ -82,10 +91,14 @@ Tracer.imag = property(lambda self: lax.imag(self))
 Tracer.conj = Tracer.conjugate = lambda self: lax.conj(self)
 Tracer.nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
 Tracer.itemsize = property(lambda self: self.aval.dtype.itemsize)
-Tracer.cumsum = lambda self, axis=None, dtype=None: reductions.cumsum(self, axis, dtype)
-Tracer.cumprod = lambda self, axis=None, dtype=None: reductions.cumprod(self, axis, dtype)
-Tracer.any = lambda self, axis=None, keepdims=False: reductions.any(self, axis, keepdims)
-Tracer.all = lambda self, axis=None, keepdims=False: reductions.all(self, axis, keepdims)
+Tracer.cumsum = lambda self, axis=None, dtype=None, out=None: \
+    reductions.cumsum(self, axis, dtype, out)
+Tracer.cumprod = lambda self, axis=None, dtype=None, out=None: \
+    reductions.cumprod(self, axis, dtype, out)
+Tracer.any = lambda self, axis=None, out=None, keepdims=False: \
+    reductions.any(self, axis, keepdims, out=out)
+Tracer.all = lambda self, axis=None, out=None, keepdims=False: \
+    reductions.all(self, axis, keepdims, out=out)
 Tracer.repeat = lambda self, repeats, axis=None: shape.repeat(self, repeats, axis)
 Tracer.take = lambda self, indices, axis=None: indexing.take(self, indices, axis)
 Tracer.diagonal = lambda self, offset=0, axis1=0, axis2=1: \

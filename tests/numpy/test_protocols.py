@@ -83,3 +83,24 @@ def test_no_tracer_attribute_hides_an_ndarray_method():
     for method in ("var", "std", "mean", "sum", "max", "cumsum", "round", "conj"):
         np.testing.assert_allclose(fxad.jit(lambda a: getattr(a, method)())(x),
                                    getattr(x, method)())
+
+
+_M = np.array([[1.5, -2.0, 0.25, 3.0], [0.5, 4.0, -1.0, 2.0]])
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: a.sum(where=a > 0), lambda a: a.sum(1, None, None, True),
+    lambda a: a.prod(where=a > 0, initial=1.5), lambda a: a.mean(1, np.float32, None, True),
+    lambda a: a.var(0, None, None, 1), lambda a: a.std(1, None, None, 1, True),
+    lambda a: a.var(mean=a.mean(axis=1, keepdims=True), axis=1),
+    lambda a: a.max(initial=10.0), lambda a: a.max(0, None, True),
+    lambda a: a.min(1, where=a > 0, initial=9.0), lambda a: a.argmax(1, keepdims=True),
+    lambda a: a.cumsum(1, np.float32, None), lambda a: a.any(1, None, keepdims=True)])
+def test_reduction_methods_take_ndarray_signatures(call):
+    # ndarray's positional order (out before keepdims / ddof) and its keywords where= /
+    # initial= / mean=, under jit and vmap
+    want = call(_M)
+    got = fxad.jit(call)(_M)
+    assert (np.shape(got), np.asarray(got).dtype) == (np.shape(want), np.asarray(want).dtype)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(fxad.vmap(call)(_M[None])[0], want, rtol=1e-6)
