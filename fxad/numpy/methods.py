@@ -83,7 +83,14 @@ Tracer.squeeze = lambda self, axis=None: shape.squeeze(self, axis)
 Tracer.ravel = Tracer.flatten = lambda self: shape.ravel(self)
 Tracer.astype = lambda self, dtype: lax.convert_element_type(self, dtype)
 Tracer.dot = lambda self, other: products.dot(self, other)
-Tracer.clip = lambda self, a_min=None, a_max=None: ufuncs.clip(self, a_min, a_max)
+
+
+def _clip(self, min=None, max=None, out=None):  # noqa: A002  (ndarray.clip's names)
+    reductions._no_out(out, "clip")
+    return ufuncs.clip(self, min, max)
+
+
+Tracer.clip = _clip
 Tracer.round = lambda self, decimals=0: ufuncs.round(self, decimals)
 Tracer.at = property(lambda self: _IndexUpdateHelper(self))
 Tracer.real = property(lambda self: lax.real(self))
@@ -100,11 +107,13 @@ Tracer.any = lambda self, axis=None, out=None, keepdims=False: \
 Tracer.all = lambda self, axis=None, out=None, keepdims=False: \
     reductions.all(self, axis, keepdims, out=out)
 Tracer.repeat = lambda self, repeats, axis=None: shape.repeat(self, repeats, axis)
-Tracer.take = lambda self, indices, axis=None: indexing.take(self, indices, axis)
+Tracer.take = lambda self, indices, axis=None, out=None, mode=None: \
+    indexing.take(self, indices, axis, out, mode)
 Tracer.diagonal = lambda self, offset=0, axis1=0, axis2=1: \
     shape.diagonal(self, offset, axis1, axis2)
 Tracer.trace = lambda self, offset=0, axis1=0, axis2=1: shape.trace(self, offset, axis1, axis2)
-Tracer.argsort = lambda self, axis=-1: sorting.argsort(self, axis)
+Tracer.argsort = lambda self, axis=-1, kind=None, order=None, *, stable=None: \
+    sorting.argsort(self, axis, kind, order, stable=stable)
 Tracer.nonzero = lambda self: sorting.nonzero(self)
 Tracer.searchsorted = lambda self, v, side="left", sorter=None: \
     series.searchsorted(self, v, side, sorter)

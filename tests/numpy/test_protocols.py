@@ -95,8 +95,11 @@ _M = np.array([[1.5, -2.0, 0.25, 3.0], [0.5, 4.0, -1.0, 2.0]])
     lambda a: a.var(mean=a.mean(axis=1, keepdims=True), axis=1),
     lambda a: a.max(initial=10.0), lambda a: a.max(0, None, True),
     lambda a: a.min(1, where=a > 0, initial=9.0), lambda a: a.argmax(1, keepdims=True),
-    lambda a: a.cumsum(1, np.float32, None), lambda a: a.any(1, None, keepdims=True)])
-def test_reduction_methods_take_ndarray_signatures(call):
+    lambda a: a.cumsum(1, np.float32, None), lambda a: a.any(1, None, keepdims=True),
+    lambda a: a.clip(min=0.0), lambda a: a.clip(-1.0, max=2.0),
+    lambda a: a.take(np.array([5, -1]), mode="wrap"), lambda a: a.take(np.array([0, 9]), 1, None, "clip"),
+    lambda a: a.argsort(kind="stable"), lambda a: a.argsort(0, stable=True)])
+def test_methods_take_ndarray_signatures(call):
     # ndarray's positional order (out before keepdims / ddof) and its keywords where= /
     # initial= / mean=, under jit and vmap
     want = call(_M)
