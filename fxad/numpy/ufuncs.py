@@ -72,7 +72,18 @@ def round(x, decimals=0):
     return _ops.round(x, decimals)
 
 
-around = rint = round
+around = round
+
+
+@_stack_traced_lists
+def rint(x):
+    """x rounded to the nearest integer, ties to even, as `numpy.rint`: a ufunc with no integer
+    loop, so integers and booleans come back as NumPy's float for them (float64 from int64,
+    float16 from int8), not in their own dtype as `round` keeps them; its derivative is 0."""
+    dt = np.dtype(_dtype_of(x))
+    if dt.kind in "iub":
+        return lax.convert_element_type(x, np.rint(np.zeros((), dt)).dtype)
+    return _ops.round(x, 0)
 
 
 floor_divide = lax.floor_divide
