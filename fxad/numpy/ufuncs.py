@@ -75,15 +75,21 @@ def round(x, decimals=0):
 around = round
 
 
-@_stack_traced_lists
-def rint(x):
-    """x rounded to the nearest integer, ties to even, as `numpy.rint`: a ufunc with no integer
-    loop, so integers and booleans come back as NumPy's float for them (float64 from int64,
-    float16 from int8), not in their own dtype as `round` keeps them; its derivative is 0."""
+def _float_loop(ufunc, x):
+    """x in the dtype NumPy's `ufunc`, which has float loops only, computes integers and
+    booleans in (float16 from int8, float32 from int16, float64 from int32 / int64); other x
+    as it is."""
     dt = np.dtype(_dtype_of(x))
     if dt.kind in "iub":
-        return lax.convert_element_type(x, np.rint(np.zeros((), dt)).dtype)
-    return _ops.round(x, 0)
+        return lax.convert_element_type(x, ufunc(np.zeros((), dt)).dtype)
+    return x
+
+
+@_stack_traced_lists
+def rint(x):
+    """x rounded to the nearest integer, ties to even, as `numpy.rint` (integers in NumPy's
+    float for them, where `round` keeps their dtype); its derivative is 0."""
+    return _ops.round(_float_loop(np.rint, x), 0)
 
 
 floor_divide = lax.floor_divide
@@ -144,17 +150,23 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002  (NumP
 @_stack_traced_lists
 def deg2rad(x):
     """Degrees to radians (alias `radians`), elementwise; differentiable to any order."""
-    return lax.mul(x, float(np.pi / 180))
+    return lax.mul(_float_loop(np.deg2rad, x), float(np.pi / 180))
 
 
 @_stack_traced_lists
 def rad2deg(x):
     """Radians to degrees (alias `degrees`), elementwise; differentiable to any order."""
-    return lax.mul(x, float(180 / np.pi))
+    return lax.mul(_float_loop(np.rad2deg, x), float(180 / np.pi))
 
 
 radians, degrees = deg2rad, rad2deg
-fabs = absolute
+
+
+@_stack_traced_lists
+def fabs(x):
+    """|x| for real x, as `numpy.fabs` (integers in NumPy's float for them, where `absolute`
+    keeps their dtype); differentiable to any order."""
+    return absolute(_float_loop(np.fabs, x))
 
 
 @_stack_traced_lists
