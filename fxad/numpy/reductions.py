@@ -47,7 +47,13 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, o
     if where is not None:
         a = lax.select(where, a, 0)
     out = _in(dtype, lax.reduce_sum(a, normalize_axes(axis, len(shape_of(a))), keepdims))
-    return out if initial is None else lax.add(out, initial)
+    return out if initial is None else lax.add(out, _as_result(initial, out))
+
+
+def _as_result(initial, out):
+    """`initial` in the reduction's dtype, as NumPy casts it (np.sum(ints, initial=0.5) is an
+    integer sum; a float64 initial does not promote a float32 sum)."""
+    return lax.convert_element_type(initial, dtype_of(out))
 
 
 def _in(dtype, out):
@@ -68,12 +74,14 @@ def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, 
     if where is not None:
         a = lax.select(where, a, 1)
     out = _in(dtype, lax.reduce_prod(a, normalize_axes(axis, len(shape_of(a))), keepdims))
-    return out if initial is None else lax.mul(out, initial)
+    return out if initial is None else lax.mul(out, _as_result(initial, out))
 
 
 def _extreme(reduce, pick, name, a, axis, keepdims, initial, where):
     """max/min; `initial` joins every slice (so where= needs it, as NumPy's identity-free
     maximum does)."""
+    if initial is not None:
+        initial = _as_result(initial, a)
     if where is not None:
         if initial is None:
             raise FxadValueError(f"{name} with where= needs initial= (the value of a slice "

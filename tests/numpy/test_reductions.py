@@ -38,6 +38,11 @@ VALUES = [
         for f in (m.nansum, m.nanmean, m.nanmax, m.nanmin, m.nanprod, m.nancumsum,
                   m.nancumprod, m.nanargmax, m.nanargmin, m.nanvar)] + [m.nansum(x * 2**58 + 1)],
      [(np.array([[1, 5, -3, 2], [4, 0, 2, 7]]),)], [{}]),
+    # initial= is cast to the reduction's dtype, as NumPy casts it
+    ("initial-cast", lambda m, x: [
+        f(y, initial=i) for y in (x, x.astype(np.float32), x > 1) for f in (m.sum, m.prod, m.max)
+        for i in (0.5, np.float64(2.5))] + [m.min(x, where=x != 2, initial=2.5)],
+     [(np.array([[1, 5, -3, 2], [4, 0, 2, 7]]),)], [{}]),
     # dtype= gives that dtype (integers wrap around as NumPy's arithmetic does)
     ("dtype-argument", lambda m, x, **k: [
         f(y, **k, dtype=dt) for y in (x, x.astype(np.int64) * 40)
