@@ -53,6 +53,8 @@ TABLE = [
     ("convolve", lambda m, x: m.convolve(x[0], x[1])),
     ("linspace", lambda m, x: m.linspace(x[0], x[1], 3)),
     ("count_nonzero", lambda m, x: m.count_nonzero(x, axis=0)),
+    ("matrix_power", lambda m, x: m.linalg.matrix_power(x[:, :3], 3)),
+    ("matrix_power-0", lambda m, x: m.linalg.matrix_power(x[:, 1:], 0)),
 ]
 
 # NumPy results fxad does not reproduce on purpose: {(name, dtype name): why}
