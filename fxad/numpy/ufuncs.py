@@ -248,7 +248,11 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     if not s1 or not s2 or s1[axis] != s2[axis]:
         raise _FxadValueError(f"vecdot: operands of shapes {s1} and {s2} do not both have the "
                              f"axis {axis} (signature (n),(n)->()), of one length")
-    return finish(_sum(lax.mul(lax.conj(x1), x2), axis=axis))
+    out = _sum(lax.mul(lax.conj(x1), x2), axis=axis)
+    rt = np.result_type(_dtype_of(x1), _dtype_of(x2))
+    if rt.kind in "iub":  # NumPy's gufunc sums in the operands' type (sum widens to int64)
+        out = lax.convert_element_type(out, rt)
+    return finish(out)
 
 
 @_stack_traced_lists
