@@ -15,7 +15,7 @@ X = np.array([[1, 5, 0, 2], [4, 0, 2, 7], [9, 3, 8, 1]])
 W = np.array([1, 2, 3, 4])
 
 # (name, f(module, x)); x is X in each of DTYPES
-TABLE = [
+CASES = [
     ("sum", lambda m, x: m.sum(x, axis=0)), ("prod", lambda m, x: m.prod(x, axis=1)),
     ("cumsum", lambda m, x: m.cumsum(x, axis=0)), ("cumprod", lambda m, x: m.cumprod(x)),
     ("mean", lambda m, x: m.mean(x, axis=1)), ("var", lambda m, x: m.var(x, axis=0, ddof=1)),
@@ -69,7 +69,7 @@ DIFFERENCES = {
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("name,f", TABLE, ids=[r[0] for r in TABLE])
+@pytest.mark.parametrize("name,f", CASES, ids=[r[0] for r in CASES])
 def test_integer_and_boolean_data_match_numpy(name, f, dtype):
     x = X.astype(dtype)
     documented = (name, np.dtype(dtype).name) in DIFFERENCES
