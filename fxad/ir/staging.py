@@ -14,15 +14,17 @@ _PY_SCALARS = (bool, int, float, complex)
 
 
 class StagingTracer(Tracer):
-    __slots__ = ("var",)
+    # `_var`, not `var`: a tracer must keep ndarray's method names free (x.var() is NumPy's
+    # variance, installed on Tracer by fxad.numpy)
+    __slots__ = ("_var",)
 
     def __init__(self, trace, var):
         self._trace = trace
-        self.var = var
+        self._var = var
 
     @property
     def aval(self):
-        return self.var.aval
+        return self._var.aval
 
 
 class StagingTrace(Trace):
@@ -43,7 +45,7 @@ class StagingTrace(Trace):
 
     def getvar(self, x):
         if type(x) is StagingTracer and x._trace is self:
-            return x.var
+            return x._var
         if type(x) in _PY_SCALARS:
             return Literal(x, get_aval(x))
         v = self._const_ids.get(id(x))
@@ -54,7 +56,7 @@ class StagingTrace(Trace):
         return v
 
     def process_primitive(self, prim, args, params):
-        invars = [a.var if type(a) is StagingTracer and a._trace is self else self.getvar(a)
+        invars = [a._var if type(a) is StagingTracer and a._trace is self else self.getvar(a)
                   for a in args]
         if prim.abstract_eval is None:
             raise missing_rule("Shape", prim)

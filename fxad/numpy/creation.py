@@ -82,9 +82,27 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     start and stop."""
     if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
         return indexable(np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype))
+    num = int(num)
+    if num < 0:
+        raise FxadValueError(f"linspace: number of samples {num} must be non-negative")
+    # NumPy's: computed in the endpoints' inexact type (float32 ends stay float32), the
+    # samples along a new leading axis (array ends give a (num,) + their shape result), the
+    # last sample exactly `stop`, an integer dtype floored
+    dt = result_type(start, stop)
+    dt = dt if dt.kind in "fc" else np.dtype(np.float64)
+    start, stop = lax.convert_element_type(start, dt), lax.convert_element_type(stop, dt)
+    shape = np.broadcast_shapes(tuple(shape_of(start)), tuple(shape_of(stop)))
     div = (num - 1) if endpoint else num
-    steps = np.arange(num, dtype=np.float64) / max(div, 1)
-    out = lax.add(start, lax.mul(lax.sub(stop, start), steps))
+    k = np.arange(num, dtype=dt).reshape((num,) + (1,) * len(shape))
+    out = lax.add(lax.mul(k, lax.div(lax.sub(stop, start), np.asarray(max(div, 1), dt))),
+                  start)
+    if endpoint and num > 1:
+        last = np.zeros((num,) + (1,) * len(shape), bool)
+        last[-1] = True
+        out = lax.select(np.broadcast_to(last, (num,) + shape),
+                         lax.broadcast_to(stop, (num,) + shape), out)
+    if dtype is not None and np.issubdtype(dtype, np.integer):
+        out = lax.floor(out)
     return out if dtype is None else lax.convert_element_type(out, dtype)
 
 
@@ -106,14 +124,19 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     sign = lax.sign(start)
     lo, hi = lax.log(lax.abs(start)), lax.log(lax.abs(stop))
     out = lax.mul(sign, lax.exp(linspace(lo, hi, num, endpoint)))
-    ends = np.zeros(num, bool)
-    ends[0] = True
-    out = lax.select(ends, lax.broadcast_to(start, (num,)), out)
+    shape = tuple(shape_of(out))  # (num,) + the ends' shape
+
+    def row(k):
+        m = np.zeros((num,) + (1,) * (len(shape) - 1), bool)
+        m[k] = True
+        return np.broadcast_to(m, shape)
+    if num > 0:
+        out = lax.select(row(0), lax.broadcast_to(start, shape), out)
     if endpoint and num > 1:
-        last = np.zeros(num, bool)
-        last[-1] = True
-        out = lax.select(last, lax.broadcast_to(stop, (num,)), out)
-    return out if dtype is None else lax.convert_element_type(out, dtype)
+        out = lax.select(row(-1), lax.broadcast_to(stop, shape), out)
+    # NumPy's geomspace computes in at least float64 (float32 ends too)
+    return lax.convert_element_type(out, np.result_type(dtype_of(out), np.float64)
+                                    if dtype is None else dtype)
 
 
 @stack_traced_lists

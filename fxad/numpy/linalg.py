@@ -411,7 +411,10 @@ def matrix_power(a, n):
     """a^n by repeated squaring (n an integer; negative powers invert first)."""
     if not isinstance(n, (int, np.integer)):
         raise FxadValueError("matrix_power: exponent must be an integer")
-    a = _matrices("matrix_power", a, square=True)
+    if n >= 0 and dtype_of(a).kind in "iub" and len(shape_of(a)) >= 2:
+        _sol.square("matrix_power", a)  # integer powers stay integers, as NumPy's products
+    else:
+        a = _matrices("matrix_power", a, square=True)
     if n == 0:
         return identity_like(a).copy()
     if n < 0:

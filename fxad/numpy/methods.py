@@ -50,17 +50,26 @@ Tracer.__getitem__ = lambda self, idx: getitem(self, idx)
 
 Tracer.T = property(lambda self: shape.transpose(self))
 Tracer.mT = property(lambda self: shape.swapaxes(self, -1, -2))
-Tracer.sum = lambda self, axis=None, dtype=None, keepdims=False: reductions.sum(self, axis, dtype, keepdims)
-Tracer.prod = lambda self, axis=None, dtype=None, keepdims=False: reductions.prod(self, axis, dtype, keepdims)
-Tracer.mean = lambda self, axis=None, dtype=None, keepdims=False: reductions.mean(self, axis, dtype, keepdims)
-Tracer.var = lambda self, axis=None, dtype=None, ddof=0, keepdims=False: \
-    reductions.var(self, axis, dtype, ddof, keepdims)
-Tracer.std = lambda self, axis=None, dtype=None, ddof=0, keepdims=False: \
-    reductions.std(self, axis, dtype, ddof, keepdims)
-Tracer.max = lambda self, axis=None, keepdims=False: reductions.max(self, axis, keepdims)
-Tracer.min = lambda self, axis=None, keepdims=False: reductions.min(self, axis, keepdims)
-Tracer.argmax = lambda self, axis=None, keepdims=False: reductions.argmax(self, axis, keepdims)
-Tracer.argmin = lambda self, axis=None, keepdims=False: reductions.argmin(self, axis, keepdims)
+# The reductions take ndarray's methods' signatures (positional order with `out`, and the
+# keywords where= / initial= / correction= / mean= of the functions they call).
+Tracer.sum = lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw: \
+    reductions.sum(self, axis, dtype, keepdims, out=out, **kw)
+Tracer.prod = lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw: \
+    reductions.prod(self, axis, dtype, keepdims, out=out, **kw)
+Tracer.mean = lambda self, axis=None, dtype=None, out=None, keepdims=False, **kw: \
+    reductions.mean(self, axis, dtype, keepdims, out=out, **kw)
+Tracer.var = lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw: \
+    reductions.var(self, axis, dtype, ddof, keepdims, out=out, **kw)
+Tracer.std = lambda self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw: \
+    reductions.std(self, axis, dtype, ddof, keepdims, out=out, **kw)
+Tracer.max = lambda self, axis=None, out=None, keepdims=False, **kw: \
+    reductions.max(self, axis, keepdims, out=out, **kw)
+Tracer.min = lambda self, axis=None, out=None, keepdims=False, **kw: \
+    reductions.min(self, axis, keepdims, out=out, **kw)
+Tracer.argmax = lambda self, axis=None, out=None, *, keepdims=False: \
+    reductions.argmax(self, axis, keepdims, out=out)
+Tracer.argmin = lambda self, axis=None, out=None, *, keepdims=False: \
+    reductions.argmin(self, axis, keepdims, out=out)
 Tracer.reshape = lambda self, *s, order="C": shape.reshape(
     self, s[0] if len(s) == 1 and not isinstance(s[0], int) else s, order)
 Tracer.transpose = lambda self, *axes: shape.transpose(
@@ -74,7 +83,14 @@ Tracer.squeeze = lambda self, axis=None: shape.squeeze(self, axis)
 Tracer.ravel = Tracer.flatten = lambda self: shape.ravel(self)
 Tracer.astype = lambda self, dtype: lax.convert_element_type(self, dtype)
 Tracer.dot = lambda self, other: products.dot(self, other)
-Tracer.clip = lambda self, a_min=None, a_max=None: ufuncs.clip(self, a_min, a_max)
+
+
+def _clip(self, min=None, max=None, out=None):  # noqa: A002  (ndarray.clip's names)
+    reductions._no_out(out, "clip")
+    return ufuncs.clip(self, min, max)
+
+
+Tracer.clip = _clip
 Tracer.round = lambda self, decimals=0: ufuncs.round(self, decimals)
 Tracer.at = property(lambda self: _IndexUpdateHelper(self))
 Tracer.real = property(lambda self: lax.real(self))
@@ -82,16 +98,22 @@ Tracer.imag = property(lambda self: lax.imag(self))
 Tracer.conj = Tracer.conjugate = lambda self: lax.conj(self)
 Tracer.nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
 Tracer.itemsize = property(lambda self: self.aval.dtype.itemsize)
-Tracer.cumsum = lambda self, axis=None, dtype=None: reductions.cumsum(self, axis, dtype)
-Tracer.cumprod = lambda self, axis=None, dtype=None: reductions.cumprod(self, axis, dtype)
-Tracer.any = lambda self, axis=None, keepdims=False: reductions.any(self, axis, keepdims)
-Tracer.all = lambda self, axis=None, keepdims=False: reductions.all(self, axis, keepdims)
+Tracer.cumsum = lambda self, axis=None, dtype=None, out=None: \
+    reductions.cumsum(self, axis, dtype, out)
+Tracer.cumprod = lambda self, axis=None, dtype=None, out=None: \
+    reductions.cumprod(self, axis, dtype, out)
+Tracer.any = lambda self, axis=None, out=None, keepdims=False: \
+    reductions.any(self, axis, keepdims, out=out)
+Tracer.all = lambda self, axis=None, out=None, keepdims=False: \
+    reductions.all(self, axis, keepdims, out=out)
 Tracer.repeat = lambda self, repeats, axis=None: shape.repeat(self, repeats, axis)
-Tracer.take = lambda self, indices, axis=None: indexing.take(self, indices, axis)
+Tracer.take = lambda self, indices, axis=None, out=None, mode=None: \
+    indexing.take(self, indices, axis, out, mode)
 Tracer.diagonal = lambda self, offset=0, axis1=0, axis2=1: \
     shape.diagonal(self, offset, axis1, axis2)
 Tracer.trace = lambda self, offset=0, axis1=0, axis2=1: shape.trace(self, offset, axis1, axis2)
-Tracer.argsort = lambda self, axis=-1: sorting.argsort(self, axis)
+Tracer.argsort = lambda self, axis=-1, kind=None, order=None, *, stable=None: \
+    sorting.argsort(self, axis, kind, order, stable=stable)
 Tracer.nonzero = lambda self: sorting.nonzero(self)
 Tracer.searchsorted = lambda self, v, side="left", sorter=None: \
     series.searchsorted(self, v, side, sorter)

@@ -92,11 +92,17 @@ def _pad_computed(array, pad_width, mode, stat_length, end_values):
             if mode == "linear_ramp":
                 edge = getitem(array, pre + (slice(0, 1) if side == "lo" else slice(n - 1, n),))
                 end = ends[ax][0 if side == "lo" else 1]
-                steps = np.arange(width, dtype=np.float64) / width
-                steps = steps if side == "lo" else (np.arange(1, width + 1) / width)
-                w = steps.reshape(tuple(width if i == ax else 1 for i in range(nd)))
-                a0, a1 = (end, edge) if side == "lo" else (edge, end)
-                ramp = lax.add(a0, lax.mul(lax.sub(a1, a0), w))
+                # NumPy's ramp: linspace(end, edge, width, endpoint=False), reversed after
+                # the array, i.e. end + i * (edge - end) / width; floored for integers
+                i = np.arange(width, dtype=np.float64)
+                i = i if side == "lo" else i[::-1]
+                w = i.reshape(tuple(width if j == ax else 1 for j in range(nd)))
+                if dtype_of(edge).kind not in "fc":  # (uint8: edge - end would wrap)
+                    edge = lax.convert_element_type(edge, np.float64)
+                step = lax.div(lax.sub(edge, end), np.float64(width))
+                ramp = lax.add(lax.mul(w, step), end)
+                if dtype_of(array).kind in "iu":
+                    ramp = _ops.floor(ramp)
                 part = lax.broadcast_to(ramp, tuple(shape))
             else:
                 k = stats[ax][0 if side == "lo" else 1]

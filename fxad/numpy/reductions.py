@@ -46,8 +46,22 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, o
         a = lax.convert_element_type(a, dtype)
     if where is not None:
         a = lax.select(where, a, 0)
-    out = lax.reduce_sum(a, normalize_axes(axis, len(shape_of(a))), keepdims)
-    return out if initial is None else lax.add(out, initial)
+    out = _in(dtype, lax.reduce_sum(a, normalize_axes(axis, len(shape_of(a))), keepdims))
+    return out if initial is None else lax.add(out, _as_result(initial, out))
+
+
+def _as_result(initial, out):
+    """`initial` in the reduction's dtype, as NumPy casts it (np.sum(ints, initial=0.5) is an
+    integer sum; a float64 initial does not promote a float32 sum)."""
+    return lax.convert_element_type(initial, dtype_of(out))
+
+
+def _in(dtype, out):
+    """A reduction's result in the dtype asked for (lax's integer reductions accumulate in
+    64 bits; NumPy's dtype= gives that dtype, wrapping around as its own arithmetic does)."""
+    if dtype is None or dtype_of(out) == np.dtype(dtype):
+        return out
+    return lax.convert_element_type(out, dtype)
 
 
 @accept_sequences
@@ -59,13 +73,15 @@ def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, 
         a = lax.convert_element_type(a, dtype)
     if where is not None:
         a = lax.select(where, a, 1)
-    out = lax.reduce_prod(a, normalize_axes(axis, len(shape_of(a))), keepdims)
-    return out if initial is None else lax.mul(out, initial)
+    out = _in(dtype, lax.reduce_prod(a, normalize_axes(axis, len(shape_of(a))), keepdims))
+    return out if initial is None else lax.mul(out, _as_result(initial, out))
 
 
 def _extreme(reduce, pick, name, a, axis, keepdims, initial, where):
     """max/min; `initial` joins every slice (so where= needs it, as NumPy's identity-free
     maximum does)."""
+    if initial is not None:
+        initial = _as_result(initial, a)
     if where is not None:
         if initial is None:
             raise FxadValueError(f"{name} with where= needs initial= (the value of a slice "
@@ -114,8 +130,8 @@ def mean(a, axis=None, dtype=None, keepdims=False, *, where=None, out=None):
                                              dtype or dtype_of(a)), axes, keepdims=keepdims)
         return lax.div(sum(a, axes, dtype, keepdims, where=where), count)
     # (sum's body for axes already normal: no `where`, no `initial`)
-    total = lax.reduce_sum(a if dtype is None else lax.convert_element_type(a, dtype), axes,
-                           keepdims)
+    total = _in(dtype, lax.reduce_sum(a if dtype is None else lax.convert_element_type(
+        a, dtype), axes, keepdims))
     return lax.div(total, _count(a, axes))
 
 
@@ -134,6 +150,8 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, where=None, mean=No
     d = lax.sub(a, m)
     # |d|^2: for complex values NumPy's variance is real (d * d would be complex, and wrong)
     d2 = lax.real(lax.mul(d, lax.conj(d))) if dtype_of(d).kind == "c" else lax.mul(d, d)
+    if dtype is not None and dtype_of(d2).kind == np.dtype(dtype).kind:
+        d2 = lax.convert_element_type(d2, dtype)  # the squares summed in dtype, as NumPy's
     if where is None:
         return lax.div(sum(d2, axes, keepdims=keepdims), _count(a, axes) - ddof)
     sq = sum(d2, axes, keepdims=keepdims, where=where)
@@ -212,7 +230,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     to any order."""
     _no_out(out, "cumsum")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
-    return lax.cumsum(a, ax)
+    return _in(dtype, lax.cumsum(a, ax))
 
 
 @accept_sequences
@@ -221,7 +239,7 @@ def cumprod(a, axis=None, dtype=None, out=None):
     differentiable to any order, zeros included."""
     _no_out(out, "cumprod")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
-    return lax.cumprod(a, ax)
+    return _in(dtype, lax.cumprod(a, ax))
 
 
 @accept_sequences
@@ -233,6 +251,12 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         wsum = lax.convert_element_type(np.asarray(_count(a, normalize_axes(
             axis, len(shape_of(a))))), dtype_of(avg))
     else:
+        # NumPy's result dtype: integers and booleans average in float64 (never lax.div's
+        # integer division), floats in their common type with the weights
+        dt = np.result_type(dtype_of(a), dtype_of(weights))
+        if dtype_of(a).kind not in "fc":
+            dt = np.result_type(dt, np.float64)
+        a, weights = lax.convert_element_type(a, dt), lax.convert_element_type(weights, dt)
         nd = len(shape_of(a))
         if len(shape_of(weights)) == 1 and nd > 1 and axis is not None:
             ax = normalize_axes(axis, nd)[0]
@@ -243,11 +267,20 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     return (avg, lax.broadcast_to(wsum, tuple(shape_of(avg)))) if returned else avg
 
 
+def nan_as(a, fill):
+    """a with its NaNs replaced by `fill`. Integer and boolean data have no NaNs and keep
+    their dtype, so the NaN-ignoring reductions on them are NumPy's plain ones (a float fill
+    would promote them to float64, rounding integers past 2**53)."""
+    if dtype_of(a).kind not in "fc":
+        return a
+    return lax.select(lax.isnan(a), fill, a)
+
+
 @accept_sequences
 def nansum(a, axis=None, dtype=None, keepdims=False, *, out=None):
     """The sum with NaNs taken as 0, as NumPy's; differentiable to any order (0 at the NaNs)."""
     _no_out(out, "nansum")
-    return sum(lax.select(lax.isnan(a), 0.0, a), axis, dtype, keepdims)
+    return sum(nan_as(a, 0.0), axis, dtype, keepdims)
 
 
 @accept_sequences
@@ -255,6 +288,8 @@ def nanmean(a, axis=None, dtype=None, keepdims=False, *, out=None):
     """The mean of the non-NaN elements along `axis`, as NumPy's; differentiable to any order (0
     at the NaNs)."""
     _no_out(out, "nanmean")
+    if dtype_of(a).kind not in "fc":  # no NaNs; mean divides in float64
+        return mean(a, axis, dtype, keepdims)
     ok = lax.logical_not(lax.isnan(a))
     total = nansum(a, axis, dtype, keepdims)
     return lax.div(total, sum(lax.convert_element_type(ok, dtype_of(total)), axis,

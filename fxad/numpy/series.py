@@ -97,7 +97,10 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             last = lax.div(lax.add(lax.add(lax.mul(at(slice(-3, -2)), 0.5),
                                            lax.mul(at(slice(-2, -1)), -2.0)),
                                    lax.mul(at(slice(-1, None)), 1.5)), h)
-        outs.append(concatenate([first, mid, last], ax))
+        # in f's dtype, as NumPy's (it writes into empty_like(f)): a float64 spacing, or
+        # lax.mul(h, 2.0) of a Python h (a strong np.float64), must not promote float32 data
+        outs.append(lax.convert_element_type(concatenate([first, mid, last], ax),
+                                             dtype_of(f)))
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
@@ -181,8 +184,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if m == 0:
         raise FxadValueError("interp: xp and fp must not be empty")
     x, xp, fp = asarray(x), asarray(xp), asarray(fp)
+    # NumPy interpolates in float64 (complex128 for complex fp): narrower or integer values
+    # would round or wrap around in the differences (uint8 fp: f1 - f0 mod 256)
     wide = np.result_type(dtype_of(x), dtype_of(xp), np.float64)
-    x = lax.convert_element_type(x, wide)
+    x, xp = lax.convert_element_type(x, wide), lax.convert_element_type(xp, wide)
+    fp = lax.convert_element_type(fp, np.result_type(dtype_of(fp), np.float64))
     if m == 1:
         y = lax.broadcast_to(fp[0], tuple(shape_of(x)))
     else:

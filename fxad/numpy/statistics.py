@@ -102,8 +102,13 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     elif method == "nearest":  # NumPy rounds half to even
         lo = hi = np.round(pos).astype(np.int64)
         frac = np.zeros_like(frac)
-    elif method == "midpoint":
-        frac = np.where(hi > lo, 0.5, 0.0)
+    elif method == "midpoint":  # NumPy's: the order statistic itself at a whole position
+        whole = pos == lo
+        hi, frac = np.where(whole, lo, hi), np.where(whole, 0.0, 0.5)
+    if method in ("lower", "higher", "nearest") and dtype_of(a).kind in "iub":
+        # an order statistic of integers is one of them: NumPy returns it in a's dtype
+        # (exact past 2**53, where the float copy rounds)
+        return _shaped(sort(_to_last(a, axis)[0], axis=-1)[..., lo], q, a, axes, keepdims)
     val = _lerp(s[..., lo], s[..., hi], frac.astype(dtype_of(s)))
     has_nan = red.max(lax.isnan(x), axis=-1, keepdims=True)
     val = lax.select(has_nan, np.nan, val)  # a constant: no NaN tangent to leak
@@ -155,6 +160,8 @@ def _all_nan(a, axis, keepdims):
 @accept_sequences
 def nanmax(a, axis=None, keepdims=False):
     """max ignoring NaNs; NaN for an all-NaN slice (NumPy warns there)."""
+    if dtype_of(a).kind not in "fc":  # no NaNs: NumPy's max, in a's dtype
+        return red.max(a, axis, keepdims)
     m = red.max(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
     return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
 
@@ -162,6 +169,8 @@ def nanmax(a, axis=None, keepdims=False):
 @accept_sequences
 def nanmin(a, axis=None, keepdims=False):
     """The smallest non-NaN element along `axis`, as NumPy's; differentiable to any order."""
+    if dtype_of(a).kind not in "fc":
+        return red.min(a, axis, keepdims)
     m = red.min(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
     return lax.select(_all_nan(a, axis, keepdims), np.nan, m)
 
@@ -169,7 +178,7 @@ def nanmin(a, axis=None, keepdims=False):
 @accept_sequences
 def nanprod(a, axis=None, dtype=None, keepdims=False):
     """The product with NaNs taken as 1, as NumPy's; differentiable to any order."""
-    return red.prod(lax.select(lax.isnan(a), 1.0, a), axis, dtype, keepdims)
+    return red.prod(red.nan_as(a, 1.0), axis, dtype, keepdims)
 
 
 def _nancount(a, axis, keepdims, dtype):
@@ -183,7 +192,10 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     mean = red.nanmean(a, axis, dtype, keepdims=True)
     d = lax.select(lax.isnan(a), 0.0, lax.sub(a, mean))
     sq = lax.mul(d, lax.conj(d)) if dtype_of(d).kind == "c" else lax.mul(d, d)
-    total = red.sum(lax.real(sq), axis, keepdims=keepdims)
+    sq = lax.real(sq)
+    if dtype is not None and dtype_of(sq).kind == np.dtype(dtype).kind:
+        sq = lax.convert_element_type(sq, dtype)  # the squares summed in dtype, as NumPy's
+    total = red.sum(sq, axis, keepdims=keepdims)
     return lax.div(total, lax.sub(_nancount(a, axis, keepdims, dtype_of(total)), ddof))
 
 
@@ -200,13 +212,13 @@ def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
 @stack_traced_lists
 def nancumsum(a, axis=None, dtype=None):
     """The running sum with NaNs taken as 0, as NumPy's; differentiable to any order."""
-    return red.cumsum(lax.select(lax.isnan(a), 0.0, a), axis, dtype)
+    return red.cumsum(red.nan_as(a, 0.0), axis, dtype)
 
 
 @stack_traced_lists
 def nancumprod(a, axis=None, dtype=None):
     """The running product with NaNs taken as 1, as NumPy's; differentiable to any order."""
-    return red.cumprod(lax.select(lax.isnan(a), 1.0, a), axis, dtype)
+    return red.cumprod(red.nan_as(a, 1.0), axis, dtype)
 
 
 @stack_traced_lists
@@ -257,13 +269,13 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 @stack_traced_lists
 def nanargmax(a, axis=None, keepdims=False):
     """argmax ignoring NaNs, as NumPy's; an integer result, so not differentiable."""
-    return red.argmax(lax.select(lax.isnan(a), -np.inf, a), axis, keepdims)
+    return red.argmax(red.nan_as(a, -np.inf), axis, keepdims)
 
 
 @stack_traced_lists
 def nanargmin(a, axis=None, keepdims=False):
     """argmin ignoring NaNs, as NumPy's; an integer result, so not differentiable."""
-    return red.argmin(lax.select(lax.isnan(a), np.inf, a), axis, keepdims)
+    return red.argmin(red.nan_as(a, np.inf), axis, keepdims)
 
 
 # --- covariance --------------------------------------------------------------------------------

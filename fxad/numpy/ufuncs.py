@@ -72,7 +72,24 @@ def round(x, decimals=0):
     return _ops.round(x, decimals)
 
 
-around = rint = round
+around = round
+
+
+def _float_loop(ufunc, x):
+    """x in the dtype NumPy's `ufunc`, which has float loops only, computes integers and
+    booleans in (float16 from int8, float32 from int16, float64 from int32 / int64); other x
+    as it is."""
+    dt = np.dtype(_dtype_of(x))
+    if dt.kind in "iub":
+        return lax.convert_element_type(x, ufunc(np.zeros((), dt)).dtype)
+    return x
+
+
+@_stack_traced_lists
+def rint(x):
+    """x rounded to the nearest integer, ties to even, as `numpy.rint` (integers in NumPy's
+    float for them, where `round` keeps their dtype); its derivative is 0."""
+    return _ops.round(_float_loop(np.rint, x), 0)
 
 
 floor_divide = lax.floor_divide
@@ -133,17 +150,23 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002  (NumP
 @_stack_traced_lists
 def deg2rad(x):
     """Degrees to radians (alias `radians`), elementwise; differentiable to any order."""
-    return lax.mul(x, float(np.pi / 180))
+    return lax.mul(_float_loop(np.deg2rad, x), float(np.pi / 180))
 
 
 @_stack_traced_lists
 def rad2deg(x):
     """Radians to degrees (alias `degrees`), elementwise; differentiable to any order."""
-    return lax.mul(x, float(180 / np.pi))
+    return lax.mul(_float_loop(np.rad2deg, x), float(180 / np.pi))
 
 
 radians, degrees = deg2rad, rad2deg
-fabs = absolute
+
+
+@_stack_traced_lists
+def fabs(x):
+    """|x| for real x, as `numpy.fabs` (integers in NumPy's float for them, where `absolute`
+    keeps their dtype); differentiable to any order."""
+    return absolute(_float_loop(np.fabs, x))
 
 
 @_stack_traced_lists
@@ -225,7 +248,11 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     if not s1 or not s2 or s1[axis] != s2[axis]:
         raise _FxadValueError(f"vecdot: operands of shapes {s1} and {s2} do not both have the "
                              f"axis {axis} (signature (n),(n)->()), of one length")
-    return finish(_sum(lax.mul(lax.conj(x1), x2), axis=axis))
+    out = _sum(lax.mul(lax.conj(x1), x2), axis=axis)
+    rt = np.result_type(_dtype_of(x1), _dtype_of(x2))
+    if rt.kind in "iub":  # NumPy's gufunc sums in the operands' type (sum widens to int64)
+        out = lax.convert_element_type(out, rt)
+    return finish(out)
 
 
 @_stack_traced_lists

@@ -237,3 +237,22 @@ def test_rules_restored_after_corruption():
     x = np.array([0.3, -1.2])
     np.testing.assert_allclose(fxad.grad(lambda v: (lax.sin(v) * v).sum())(x),
                                np.sin(x) + x * np.cos(x), rtol=1e-14)
+
+
+def test_grads_decides_a_steep_program_at_the_smaller_step():
+    # a correct but steep program (length scale 1/2000): eps=1e-5 differences miss its
+    # second derivatives by their eps^2 truncation error, eps=1e-6 agree (seed 608 drew a
+    # program like it)
+    import fxad.numpy as fnp
+    from fxad.test_util import check_grads
+    from tests.audits.fuzz.checks import prop_grads
+
+    class P:
+        def x0(self):
+            return (np.array([0.3, -0.2]),)
+
+    def f(x):
+        return fnp.sin(2000.0 * x) / 2000.0
+    with pytest.raises(AssertionError, match="order 2"):
+        check_grads(f, P().x0(), order=2, modes=("fwd", "rev"))
+    prop_grads(P(), f)

@@ -20,7 +20,31 @@ def test_values_match_numpy(name, f, argsets, kws):
     check_values_match_numpy(f, argsets, kws)
 
 
+# (start, stop, dtype) for the traced spaces: array ends put the samples on a new leading
+# axis, float32 ends stay float32, an integer dtype is floored
+TRACED_SPACES = [(0.5, 2.0, None), (np.array([0.5, -1.5, 2.0]), np.array([2.0, 3.0, -1.0]), None),
+                 (np.array([[1.0], [-2.0]]), np.array([3.0, 0.5, -1.0]), None),
+                 (np.float32([0.5, 1.5, 2.5]), np.float32([-1.0, 3.0, 2.0]), None),
+                 (np.array([0.5, -1.5, 2.0]), np.array([2.0, 3.0, -4.0]), np.int32)]
+
+
+@pytest.mark.parametrize("start,stop,dtype", TRACED_SPACES)
+@pytest.mark.parametrize("num,endpoint", [(0, True), (1, True), (3, True), (4, False)])
+def test_traced_spaces_match_numpy(start, stop, dtype, num, endpoint):
+    import fxad
+    for name, shift in [("linspace", 0.0), ("logspace", 0.0), ("geomspace", 5.0)]:
+        want = getattr(np, name)(start + shift, stop + shift, num, endpoint=endpoint, dtype=dtype)
+        got = np.asarray(fxad.jit(lambda a, b: getattr(fnp, name)(
+            a + shift, b + shift, num, endpoint=endpoint, dtype=dtype))(start, stop))
+        assert (got.shape, got.dtype) == (want.shape, want.dtype), name
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=name)
+
+
 TABLE = [
+    Row("linspace_array_ends", lambda a, b: fnp.linspace(a, b, 4) ** 2, [(3,), (3,)],
+        grid(-2, 2), unique=True),
+    Row("geomspace_array_ends", lambda a, b: fnp.geomspace(a * a + 1.0, b * b + 2.0, 3),
+        [(2,), (2,)], grid(-2, 2), unique=True),
     Row("spaces", lambda a, b: fnp.logspace(a[0], b[0], 4) * fnp.geomspace(a[0] + 3.0, b[0] + 3.0, 4),
         [(1,), (1,)], grid(-2, 2), unique=True),
     # NumPy's calling forms: their values under vmap and jit

@@ -201,6 +201,22 @@ def test_values_against_numpy_and_derivatives(name, f, np_f, shapes, order):
         check_grads(f, args, order=order, modes=("fwd", "rev"))
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+@pytest.mark.parametrize("mode,kw", [
+    ("linear_ramp", {"end_values": 7}), ("linear_ramp", {"end_values": ((0, 9), (5, 1))}),
+    ("mean", {}), ("median", {"stat_length": 3})])
+def test_pad_computed_modes_on_integers_match_numpy(dtype, mode, kw):
+    # integer ramps are floored (NumPy's linspace with an integer dtype), computed in floats
+    # (uint8 edge - end must not wrap around); statistics are rounded
+    x = np.array([[100, 3, 58, 7], [50, 7, 0, 201], [200, 9, 31, 2]]).astype(dtype)
+    pw = ((3, 2), (4, 3))
+    want = np.pad(x, pw, mode=mode, **kw)
+    for got in (fnp.pad(x, pw, mode=mode, **kw),
+                fxad.jit(lambda x: fnp.pad(x, pw, mode=mode, **kw))(x)):
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def test_out_must_be_none():
     with pytest.raises(ValueError, match="out= must be None"):
         fnp.sum(np.ones(3), out=np.zeros(()))

@@ -24,6 +24,32 @@ VALUES = [
         m.var(z), m.std(z, axis=0), m.var(z, axis=1, ddof=1), m.std(z, keepdims=True),
         m.var(z, where=z.real > 0), m.nanvar(z, axis=0), m.nanstd(z), m.var(z[0, 0])],
      [(M[0] + 1j * M[0][::-1],)], [{}]),
+    # integer and boolean data average in float64 (not by integer division), as in NumPy
+    ("average-integers", lambda m, x, w: [
+        m.average(x, axis=1, weights=w), m.average(x, axis=1, weights=w, returned=True),
+        m.average(x.astype(np.int8), axis=1, weights=w.astype(np.int8)),
+        m.average(x > 0, axis=1, weights=w), m.average(x, axis=1, weights=w.astype(np.float32)),
+        m.average(x.astype(np.float32), axis=1, weights=w), m.average(x, weights=x * 0 + 2)],
+     [(np.array([[1, 5, -3, 2], [4, 0, 2, 7]]), np.array([1, 2, 3, 4]))], [{}]),
+    # integers and booleans have no NaNs: the NaN-ignoring reductions are the plain ones, in
+    # NumPy's dtypes (not float64: 2**60 + 1 kept exactly)
+    ("nan-reductions-integers", lambda m, x: [
+        f(y, **kw) for y in (x, x.astype(np.int8), x > 1) for kw in ({}, {"axis": 1})
+        for f in (m.nansum, m.nanmean, m.nanmax, m.nanmin, m.nanprod, m.nancumsum,
+                  m.nancumprod, m.nanargmax, m.nanargmin, m.nanvar)] + [m.nansum(x * 2**58 + 1)],
+     [(np.array([[1, 5, -3, 2], [4, 0, 2, 7]]),)], [{}]),
+    # initial= is cast to the reduction's dtype, as NumPy casts it
+    ("initial-cast", lambda m, x: [
+        f(y, initial=i) for y in (x, x.astype(np.float32), x > 1) for f in (m.sum, m.prod, m.max)
+        for i in (0.5, np.float64(2.5))] + [m.min(x, where=x != 2, initial=2.5)],
+     [(np.array([[1, 5, -3, 2], [4, 0, 2, 7]]),)], [{}]),
+    # dtype= gives that dtype (integers wrap around as NumPy's arithmetic does)
+    ("dtype-argument", lambda m, x, **k: [
+        f(y, **k, dtype=dt) for y in (x, x.astype(np.int64) * 40)
+        for f in (m.sum, m.prod, m.cumsum, m.cumprod, m.mean, m.nansum, m.nancumsum)
+        for dt in (np.int8, np.int32, np.float32)] + [
+        f(x, **k, dtype=np.float32) for f in (m.var, m.std, m.nanvar, m.nanstd, m.nanmean)],
+     [(M[0],)], [{}, {"axis": 1}]),
 ]
 
 
@@ -52,6 +78,16 @@ def test_spread_of_one_value_has_derivative_zero(std):
 @pytest.mark.parametrize("name,f,argsets,kws", VALUES, ids=[v[0] for v in VALUES])
 def test_values_match_numpy(name, f, argsets, kws):
     check_values_match_numpy(f, argsets, kws)
+
+
+# (flatnonzero / argwhere have value-dependent shapes: not under jit)
+@pytest.mark.parametrize("name,f,argsets,kws", VALUES[1:], ids=[v[0] for v in VALUES[1:]])
+def test_values_match_numpy_under_jit(name, f, argsets, kws):
+    import fxad
+    for args in argsets:
+        check_values_match_numpy(
+            lambda m, *a, **k: fxad.jit(lambda *t: f(m, *t, **k))(*a) if m is fnp else f(m, *a, **k),
+            [args], kws)
 
 
 TABLE = [

@@ -14,6 +14,11 @@ VALUES = [
     ("gradient", lambda m, x, **k: m.gradient(x, **k), [(M,), (V7,)],
      [{}, {"edge_order": 2}, {"axis": -1}]),
     ("gradient-spacing", lambda m, x: m.gradient(x, 0.3), [(V7,)], [{}]),
+    # the result has the data's dtype whatever the spacing's (float32 stays float32)
+    ("gradient-dtypes", lambda m, x, **k: [m.gradient(x, **k), m.gradient(x, 0.5, **k),
+                                           m.gradient(x, np.float64(0.3), 2.0, **k)],
+     [(M[0].astype(np.float32),), ((M[0] + 1j * M[0].T[::-1].T).astype(np.complex64),),
+      ((M[0] * 10).astype(np.int32),)], [{}, {"edge_order": 2}]),
     ("diff", lambda m, x, **k: m.diff(x, **k), [(M,)],
      [{}, {"n": 2, "axis": 0}, {"prepend": 1.0, "axis": 1}, {"append": np.ones((3, 4, 1))}]),
     ("ediff1d", lambda m, x: m.ediff1d(x, to_begin=[1.0, 2.0], to_end=3.0), [(M[0],)], [{}]),
@@ -23,6 +28,14 @@ VALUES = [
      [(np.linspace(-3, 3, 13),), (np.sort(V7),)], [{}]),
     ("interp-edges", lambda m, x: m.interp(x, XP, XP ** 2, left=-1.0, right=9.0),
      [(np.linspace(-3, 3, 13),)], [{}]),
+    # NumPy interpolates in float64: integer fp must not wrap around (uint8: 10 - 250),
+    # float16 / float32 fp must not round
+    ("interp-dtypes", lambda m, x, fp: [m.interp(x, np.arange(4), fp),
+                                        m.interp(x, np.arange(4).astype(np.uint8), fp)],
+     [(np.linspace(-1, 4, 11), fp) for fp in (
+         np.array([250, 10, 0, 255], np.uint8), np.array([120, 10, -128, 127], np.int8),
+         np.array([0.1, 0.7, -0.3, 2.2], np.float16), np.array([0.1, 0.7, -0.3, 2.2], np.float32))],
+     [{}]),
     ("polyval", lambda m, x: m.polyval(V3, x), [(V7,)], [{}]),
     ("vander", lambda m, x, **k: m.vander(x, **k), [(V7,), (V7.astype(np.float32),),
                                                    (np.array([np.inf, 2.0]),)],

@@ -8,12 +8,28 @@ import fxad.numpy as fnp
 from ..rules.common import M, MASK, NANS, V7, check_values_match_numpy, grid, Row, row_tests
 
 
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
 # (name, f(module, *args, **kw), argument tuples, keyword sets): f(np, ...) == f(fnp, ...)
 VALUES = [
     ("quantile", lambda m, x, **k: m.quantile(x, [0.1, 0.5, 0.93], **k), [(M,)],
      [{}, {"axis": 1}, {"axis": (0, 2)}, {"axis": 1, "keepdims": True}, {"method": "lower"},
       {"method": "higher"}, {"method": "nearest", "axis": 0}, {"method": "midpoint"}]),
     ("quantile-nan", lambda m, x: m.quantile(x, 0.3, axis=1), [(NANS,)], [{}]),
+    # levels at whole positions q (n - 1): midpoint is the order statistic itself there
+    ("quantile-whole-positions", lambda m, x, **k: [
+        m.quantile(x, [0.0, 0.25, 0.3, 0.5, 1.0], axis=-1, **k),
+        m.percentile(x, [0.0, 50.0, 62.5, 100.0], axis=-1, **k)],
+     [(M[..., :5],), (M[0, :3, :3],)], [{"method": mt} for mt in _METHODS]),
+    # lower / higher / nearest of integers and booleans are order statistics in their dtype
+    ("quantile-integers", lambda m, x, **k: [
+        m.quantile(y, [0.3, 0.5, 1.0], axis=1, **k) for y in (
+            x, x.astype(np.int8), x * 2**58 + 1)],
+     [(np.array([[1, 5, -3, 2], [4, 0, 2, 7], [9, 9, 8, 1]]),)],
+     [{"method": mt} for mt in _METHODS]),
+    ("quantile-booleans", lambda m, x, **k: m.quantile(x > 4, [0.3, 0.5, 1.0], axis=1, **k),
+     [(np.array([[1, 5, -3, 2], [4, 0, 2, 7], [9, 9, 8, 1]]),)],
+     [{"method": mt} for mt in ("lower", "higher", "nearest")]),
     ("median", lambda m, x, **k: m.median(x, **k), [(M,), (V7,), (M.astype(np.float32),)],
      [{}, {"axis": -1}, {"axis": 0, "keepdims": True}]),
     ("percentile", lambda m, x, **k: m.percentile(x, 37.5, **k), [(M,)], [{}, {"axis": 2}]),

@@ -30,6 +30,13 @@ VALUES = [
      [(np.array([np.nan + 1j, np.inf * 1j, complex(-np.inf, np.nan), 1 + 2j]),),
       (np.array([np.nan + 1j, complex(np.inf, -np.inf)], np.complex64),)],
      [{}, {"nan": 1.5, "posinf": 7.0, "neginf": -3.0}]),
+    # rint, fabs, deg2rad, rad2deg have float loops only: integers and booleans come back as
+    # NumPy's floats for them (round and absolute keep their dtype)
+    ("float-loops-on-integers", lambda m, x: [
+        m.rint(x), m.round(x), m.around(x), m.fabs(x), m.absolute(x), m.deg2rad(x),
+        m.radians(x), m.rad2deg(x), m.degrees(x)],
+     [(np.array([-3, 0, 2, 7]).astype(dt),) for dt in (np.int8, np.int16, np.int64, bool)] +
+     [(np.array([-2.5, 0.5, 1.5, 2.49]).astype(dt),) for dt in (np.float32, np.float64)], [{}]),
 ]
 
 

@@ -40,7 +40,9 @@ So a failure is a real disagreement, not finite-difference noise. The checks (g 
 the outputs, for the scalar ones):
 
   grads       fxad.test_util.check_grads(f, order=2, modes=("fwd", "rev")): JVP vs central
-              differences, VJP vs differences, and the transpose identity
+              differences, VJP vs differences, and the transpose identity (a failure at
+              eps=1e-5 is decided at eps=1e-6: a steep program's truncation error shrinks
+              as eps^2, a wrong derivative's does not)
   tape        eager grad(g) and vjp(f) on the tape of derived pullbacks == the staged path
               (fxad.config.eager_tape = False: linearize, then transpose)
   linearize   linearize(f) gives f(x) and jvp's tangent

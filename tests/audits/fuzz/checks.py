@@ -53,7 +53,14 @@ def _stack(outs, axis):
 
 
 def prop_grads(p, f):
-    check_grads(f, p.x0(), order=2, modes=("fwd", "rev"))
+    try:
+        check_grads(f, p.x0(), order=2, modes=("fwd", "rev"))
+    except AssertionError:
+        # A steep program (derivatives ~100x its values: the stencils' smoothness guard allows
+        # length scales down to H) leaves eps=1e-5 differences a truncation error above the
+        # tolerance, which is relative to the values. That error shrinks as eps^2, a wrong
+        # derivative's does not: the check at eps=1e-6 decides.
+        check_grads(f, p.x0(), order=2, modes=("fwd", "rev"), eps=1e-6)
 
 
 def prop_linearize(p, f):
