@@ -56,18 +56,21 @@ def mk_bit_ops(g):
 
 @maker(weight=2)
 def mk_piecewise_constant(g):
-    """signbit and searchsorted as masks / indices, modf and copysign away from their
-    jumps and kinks."""
-    kind = g.choice(["signbit", "searchsorted", "searchsorted_traced", "modf", "copysign"])
+    """signbit and searchsorted as masks / indices, modf, trunc and copysign away from
+    their jumps and kinks."""
+    kind = g.choice(["signbit", "searchsorted", "searchsorted_traced", "modf", "trunc",
+                     "copysign"])
     if kind == "signbit":
         i = g.pick()
         j = g.partner(i)
         c = split_point(g, g.vals(j))
         return kind, f"fnp.where(fnp.signbit(@1 - {_f(c)}), @0, fnp.tanh(@0))", [i, j]
-    if kind == "modf":
+    if kind in ("modf", "trunc"):
         i = g.pick()
         v = g.vals(i) * 2.0  # the integer part jumps at integers
         guard(np.min(np.abs(v - np.round(v))) >= 0.05)
+        if kind == "trunc":
+            return kind, "fnp.trunc(@0 * 2.0) * fnp.sin(@0)", [i]
         return kind, "(lambda fr, it: fr * 1.5 + it)(*fnp.modf(@0 * 2.0))", [i]
     if kind == "copysign":
         i = g.pick()

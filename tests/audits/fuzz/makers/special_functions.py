@@ -44,6 +44,7 @@ HYPER = [  # kind, expression over x; (a, b, c) constants (no derivative in them
     ("loggamma", "special.loggamma({xpos})"),
     ("wofz", "fnp.{part}(special.wofz({x3}))"),
     ("ndtri_exp", "special.ndtri_exp(-{xsmall})"),
+    ("sici", "special.sici({xpos})[{k}]"),
 ]
 
 
@@ -56,7 +57,7 @@ def mk_hypergeometric(g):
         a=_f(a), b=_f(b), c=_f(g.choice([2.5, 3.5])), n=g.int(1, 3),
         x3=_near(g, 0, i, 3.0), x08=_near(g, 0, i, 0.8), xpos=g.at_least(0, i, 0.3),
         s=g.at_least(0, i, 1.3), xsmall=g.at_least(0, i, 0.05),
-        part=g.choice(["real", "imag"])), [i]
+        part=g.choice(["real", "imag"]), k=g.int(0, 1)), [i]
 
 
 @maker(weight=2)

@@ -111,6 +111,8 @@ def mk_matrix_equations(g):
     guard(np.all(perm[5:] == perm[5]))  # the same pivots on every stencil point
     piv = np.abs(np.diagonal(g.evaluate(f"lax.linalg.lu({m})[0]", [i]), axis1=-2, axis2=-1))
     guard(np.min(piv) >= 0.1)
+    if len(g.shape(i)) == 2 and g.coin(0.3):  # scipy's P, L, U (A = P L U)
+        return "sla_lu", f"sla.lu({m})[{g.int(0, 2)}] * fnp.tanh({m})", [i]
     if g.coin(0.5):
         return "lu_factors", f"lax.linalg.lu({m})[0]", [i]
     # P A (P the one-hot permutation matrix) next to the packed factors of P A = L U
