@@ -43,7 +43,7 @@ def _body(g, n, inner):
     return kind, f"fnp.sum(lax.all_to_all({stacked} * v, 'i', 0, 0) * fnp.cos(v), 0)"
 
 
-@maker(weight=3)
+@maker(weight=2)
 def mk_pmap_collective(g):
     i = g.pick(lambda n: len(n.shape) >= 1 and 2 <= n.shape[0] <= 4)
     s = g.shape(i)

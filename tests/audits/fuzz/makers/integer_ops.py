@@ -27,7 +27,7 @@ def _ints(g, shape, hi, dtype="np.int32"):
     return f"(lax.convert_element_type(fnp.sum(@0) * 0.0, {dtype}) + np.asarray({c}, {dtype}))"
 
 
-@maker(weight=2)
+@maker(weight=1)
 def mk_bit_ops(g):
     """A mask or an index made by an integer bit primitive, choosing between values."""
     i = g.pick(lambda n: len(n.shape) >= 1)
@@ -54,7 +54,7 @@ def mk_bit_ops(g):
                             f"np.uint32(0), @0, {other})"), [i]
 
 
-@maker(weight=2)
+@maker(weight=1)
 def mk_piecewise_constant(g):
     """signbit and searchsorted as masks / indices, modf, trunc and copysign away from
     their jumps and kinks."""
@@ -94,7 +94,7 @@ def mk_piecewise_constant(g):
                   f"axis=-1) + fnp.sort(@2)[0]"), [i, j, k]
 
 
-@maker(weight=2)
+@maker(weight=1)
 def mk_ranks_and_quantiles(g):
     """Ranks (no ties), the mode (of values with one repeated), and quantiles of discrete
     distributions at a probability and a parameter that move with the program (the quantile

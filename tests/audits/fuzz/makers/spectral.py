@@ -32,7 +32,7 @@ def _node_2d(n):
     return len(n.shape) >= 2 and _size(n.shape[:-2]) <= 2
 
 
-@maker(weight=2)
+@maker(weight=1)
 def mk_eig_schur(g):
     """eig (non-symmetric real matrices with real, distinct eigenvalues: a symmetric matrix
     times a positive definite one) and the real Schur form."""
@@ -59,7 +59,7 @@ def mk_eig_schur(g):
                   f"(*sla.schur({m}))"), [i]
 
 
-@maker(weight=2)
+@maker(weight=1)
 def mk_svd_polar(g):
     """SVD of rectangular (and square) matrices, singular values apart and away from 0,
     and the polar decomposition."""
@@ -88,7 +88,7 @@ def mk_svd_polar(g):
     return kind, f"sla.polar({m}, side={side!r})[{0 if kind == 'polar_u' else 1}]", [i]
 
 
-@maker(weight=2)
+@maker(weight=1)
 def mk_matrix_equations(g):
     """Sylvester equations (spectra of A and -B apart), determinants, LU with pivots that
     stay put (as a permutation of rows, and as the factors)."""
