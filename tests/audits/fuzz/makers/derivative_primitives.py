@@ -29,8 +29,8 @@ SHAPE_DERIVS = [  # kind, f(a) with the shape parameter a (positive) and another
 def mk_shape_derivative(g):
     """d/da of a special function in its shape parameter a, by grad (of the sum: the
     functions are elementwise) or jvp, the other argument a program value it closes over.
-    On at most 4 elements: the checks' third derivatives of these are the fuzzer's slowest."""
-    i = g.pick(lambda n: _size(n.shape) <= 4)
+    On at most 2 elements: the checks' third derivatives of these are the fuzzer's slowest."""
+    i = g.pick(lambda n: _size(n.shape) <= 2)
     j = g.partner(i)
     guard(np.broadcast_shapes(g.shape(i), g.shape(j)) == g.shape(i))
     kind, form = g.choice(SHAPE_DERIVS)
