@@ -18,7 +18,15 @@ edge / reflect / symmetric / wrap modes, rot90 / fliplr / flipud / meshgrid, num
 transforms, fmax / fmin / copysign / float_power / fmod, reductions with where= and
 initial=, cond / fori_loop / while_loop / scan (bodies closing over program values),
 transformations inside the program (grad / jvp / vmap / jacfwd / jacrev closing over program
-values), custom_jvp / custom_vjp functions, and any op wrapped in jit or checkpoint.
+values), custom_jvp / custom_vjp functions, and any op wrapped in jit or checkpoint; and the
+rest of fxad's primitives (makers/special_functions, derivative_primitives, spectral,
+collectives, integer_ops, windowed, remat_and_callbacks, random_rejection): the remaining
+special functions, primitives only derivatives contain (staged by grad / jvp inside the
+program), eig / schur / polar / Sylvester / tridiagonal / LU, collectives under pmap and
+vmap(axis_name=...), integer and bit operations as masks and indices, checkpoint names,
+pure_callback, and the rejection samplers at a traced key. A soak of a few thousand programs
+stages every primitive but axis_index (pmap's body gets the index as an input, vmap an
+iota: it is never an equation).
 
 Domains are kept safe by looking at values. The generator evaluates every candidate
 operation as it builds the program, on the vmap batch and on two 5-point stencils x0 + t*H*d

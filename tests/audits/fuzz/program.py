@@ -55,11 +55,32 @@ def _cv_mulsin_bwd(res, ct):
 cv_mulsin.defvjp(_cv_mulsin_fwd, _cv_mulsin_bwd)
 
 
+# sin and cos computed on the host (pure_callback: opaque to fxad), with rules that call each
+# other, so every order of derivative is there.
+def _host(fn, x):
+    return fxad.pure_callback(fn, fxad.ShapeDtypeStruct(np.shape(x), x.dtype), x,
+                              vmap_method="expand_dims")
+
+
+@fxad.custom_jvp
+def pc_sin(x):
+    return _host(np.sin, x)
+
+
+@fxad.custom_jvp
+def pc_cos(x):
+    return _host(np.cos, x)
+
+
+pc_sin.defjvp(lambda primals, tangents: (pc_sin(primals[0]), pc_cos(primals[0]) * tangents[0]))
+pc_cos.defjvp(lambda primals, tangents: (pc_cos(primals[0]), -pc_sin(primals[0]) * tangents[0]))
+
+
 # `x.at[...]` exists on tracers only (a plain ndarray has no .at), and programs also run
 # eagerly, so they spell it at(x)[idx].add(v) with fxad's own helper behind Tracer.at.
 NAMESPACE = {"np": np, "fnp": fnp, "lax": lax, "fxad": fxad, "nn": nn, "special": special,
              "at": _IndexUpdateHelper, "cj_xtanh": cj_xtanh, "cv_mulsin": cv_mulsin,
-             "sla": sla}
+             "pc_sin": pc_sin, "pc_cos": pc_cos, "sla": sla}
 
 
 @dataclass
@@ -141,8 +162,9 @@ class Program:
         return ("import numpy as np\nimport fxad, fxad.numpy as fnp\nfrom fxad import lax, nn\n"
                 "from fxad.scipy import special, linalg as sla\n"
                 "from fxad.numpy.methods import _IndexUpdateHelper as at\n" +
-                ("from tests.audits.fuzz import cj_xtanh, cv_mulsin  # functions with custom rules\n"
-                 if "cj_" in self.source() or "cv_" in self.source() else "") +
+                ("from tests.audits.fuzz.program import cj_xtanh, cv_mulsin, pc_sin, pc_cos  "
+                 "# functions with custom rules\n"
+                 if any(f in self.source() for f in ("cj_", "cv_", "pc_")) else "") +
                 "\n" + self.source() + "\n\n" + vals +
                 f"\nprint(fxad.make_jaxpr(f)({xs}))")
 

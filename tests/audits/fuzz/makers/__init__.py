@@ -8,5 +8,9 @@ from .. import registry
 from . import (  # noqa: F401  (importing a family registers its makers)
     control_flow, elementwise, fft, indexing, jax_surface, linalg, nn, products, reductions,
     random, series, shapes, scipy_solvers, scipy_stats_special, statistics, decompositions)
+from . import (  # noqa: F401  (families added later, registered after the ones above: the
+    # order of the weighted list is part of what a seed means)
+    special_functions, derivative_primitives, spectral, collectives, integer_ops, windowed,
+    remat_and_callbacks, random_rejection)
 
 registry.check_complete()
