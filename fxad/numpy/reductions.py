@@ -37,6 +37,15 @@ def accept_sequences(f):
 
 
 
+def _in(dtype, out):
+    """A sum or product asked for in `dtype` is returned in it, as NumPy accumulates: the
+    primitives add small integers in int64 (NumPy's default), and integer arithmetic wraps
+    modulo 2**bits alike, so the cast gives NumPy's values."""
+    if dtype is None or dtype_of(out) == np.dtype(dtype):
+        return out
+    return lax.convert_element_type(out, dtype)
+
+
 @accept_sequences
 def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, out=None):
     """The sum over `axis` (all axes by default; the other arguments as NumPy's; `out` must be
@@ -46,7 +55,7 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, o
         a = lax.convert_element_type(a, dtype)
     if where is not None:
         a = lax.select(where, a, 0)
-    out = lax.reduce_sum(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+    out = _in(dtype, lax.reduce_sum(a, normalize_axes(axis, len(shape_of(a))), keepdims))
     return out if initial is None else lax.add(out, initial)
 
 
@@ -59,7 +68,7 @@ def prod(a, axis=None, dtype=None, keepdims=False, *, initial=None, where=None, 
         a = lax.convert_element_type(a, dtype)
     if where is not None:
         a = lax.select(where, a, 1)
-    out = lax.reduce_prod(a, normalize_axes(axis, len(shape_of(a))), keepdims)
+    out = _in(dtype, lax.reduce_prod(a, normalize_axes(axis, len(shape_of(a))), keepdims))
     return out if initial is None else lax.mul(out, initial)
 
 
@@ -212,7 +221,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     to any order."""
     _no_out(out, "cumsum")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
-    return lax.cumsum(a, ax)
+    return _in(dtype, lax.cumsum(a, ax))
 
 
 @accept_sequences
@@ -221,7 +230,7 @@ def cumprod(a, axis=None, dtype=None, out=None):
     differentiable to any order, zeros included."""
     _no_out(out, "cumprod")
     a, ax = _axis_or_flat(a if dtype is None else lax.convert_element_type(a, dtype), axis)
-    return lax.cumprod(a, ax)
+    return _in(dtype, lax.cumprod(a, ax))
 
 
 @accept_sequences
