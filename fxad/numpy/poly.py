@@ -270,6 +270,8 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
     edges, flat, inside, sizes = [], None, None, []
     for k in builtins.range(d):
         col = sample[:, k]
+        if ranges[k] is not None and dtype_of(col) != np.float64:  # (NumPy's edges are then
+            col = lax.convert_element_type(col, np.float64)  # float64: bin in float64 too)
         e = histogram_bin_edges(col, bins[k], ranges[k])
         idx, ok = _bin_index(col, e)
         nb = shape_of(e)[0] - 1
