@@ -98,6 +98,7 @@ def _bitorder(name, bitorder):
     return bitorder
 
 
+@_stack_traced_lists
 def packbits(a, axis=None, bitorder="big"):
     """The truth of each element of a (integers or booleans: nonzero is 1) packed 8 to a
     uint8 along `axis` (the flattened array if None), the last byte padded with zeros, as
@@ -116,6 +117,7 @@ def packbits(a, axis=None, bitorder="big"):
     return _moveaxis(packed, -1, axis)
 
 
+@_stack_traced_lists
 def unpackbits(a, axis=None, count=None, bitorder="big"):
     """The bits of a uint8 array as 0/1 uint8 values along `axis` (the flattened array if
     None), 8 per byte, as NumPy's; `count` keeps that many (negative: drops that many from

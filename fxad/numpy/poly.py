@@ -299,6 +299,7 @@ def _atleast_2d(x):
                                                        + shape_of(x))
 
 
+@stack_traced_lists
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
     """(counts, x edges, y edges) of the points (x[i], y[i]), as NumPy's: `bins` a count or
     edge array for both coordinates, or a pair of them; the rest as `histogramdd` (float64

@@ -112,6 +112,11 @@ def test_hfft_ihfft_match_numpy_and_differentiate(norm):
                                rtol=1e-12, atol=1e-12)  # real input
     np.testing.assert_allclose(fxad.jit(lambda v: fnp.fft.hfft(v, 9, norm=norm))(z),
                                fnp.fft.hfft(z, 9, norm=norm), rtol=1e-14, atol=1e-14)
+    # NumPy's own functions dispatch to these on traced values
+    np.testing.assert_allclose(fxad.jit(lambda v: np.fft.hfft(v, 9, norm=norm))(z),
+                               fnp.fft.hfft(z, 9, norm=norm), rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(fxad.jit(lambda v: np.fft.ihfft(v, norm=norm))(r),
+                               fnp.fft.ihfft(r, norm=norm), rtol=1e-14, atol=1e-14)
     np.testing.assert_allclose(fxad.vmap(lambda v: fnp.fft.ihfft(v, norm=norm))(r),
                                [fnp.fft.ihfft(v, norm=norm) for v in r], rtol=1e-14, atol=1e-14)
     check_grads(lambda a, b: fnp.fft.hfft(a + 1j * b, 9, norm=norm), (z.real, z.imag), order=2)

@@ -10,7 +10,7 @@ from fxad.errors import ConcretizationError, FxadTypeError
 X = np.arange(18.0).reshape(2, 3, 3)
 
 
-@pytest.mark.parametrize("fn", [np.linalg.diagonal, np.emath.sqrt, np.fft.hfft],
+@pytest.mark.parametrize("fn", [np.linalg.diagonal, np.emath.sqrt, np.emath.log],
                          ids=lambda f: f"{f.__module__}.{f.__name__}")
 def test_same_name_other_module_is_refused_not_confused(fn):
     with pytest.raises(FxadTypeError, match=f"{fn.__module__}.{fn.__name__}"):
