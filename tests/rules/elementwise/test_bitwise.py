@@ -1,6 +1,6 @@
 """Rule table: bit-level primitives (fxad.rules.elementwise.bitwise): shifts, bitwise logic,
-bit counts (population_count, clz), bitcast_convert_type (integer-valued, staged through keys that depend on the row's input:
-tests/rules/random/traced_keys.py), nextafter, and fma."""
+bit counts (population_count, clz), bitcast_convert_type (integer-valued, staged through keys
+that depend on the row's input: tests/rules/random/traced_keys.py), nextafter, and fma."""
 import numpy as np
 
 from fxad.rules import ops
