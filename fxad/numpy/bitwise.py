@@ -24,16 +24,17 @@ def _integers(name, *xs):
 
 def _promoted(name, x1, x2, *, bool_as=None):
     """Both operands in NumPy's result dtype of the two (bool as `bool_as` if given). A Python
-    int stays as it is: NumPy's own loop then refuses one out of the dtype's range
-    (OverflowError), where a cast would wrap it silently."""
+    int out of that dtype's range raises OverflowError, as NumPy's loop does (a cast would
+    wrap it silently)."""
     _integers(name, x1, x2)
     dt = np.dtype(_result_type(x1, x2))
     if dt == np.bool_ and bool_as is not None:
         dt = np.dtype(bool_as)
-
-    def cast(x):
-        return x if type(x) is int or _dtype_of(x) == dt else lax.convert_element_type(x, dt)
-    return cast(x1), cast(x2), dt
+    for x in (x1, x2):
+        if type(x) is int and dt.kind in "iu" and not \
+                np.iinfo(dt).min <= x <= np.iinfo(dt).max:
+            raise OverflowError(f"{name}: Python integer {x} out of bounds for {dt}")
+    return lax.convert_element_type(x1, dt), lax.convert_element_type(x2, dt), dt
 
 
 @_stack_traced_lists
