@@ -24,7 +24,10 @@ OUT = os.path.join(ROOT, "api", "_generated")
 PUBLIC = [
     "fxad", "fxad.numpy", "fxad.numpy.linalg", "fxad.numpy.fft", "fxad.lax", "fxad.lax.linalg",
     "fxad.nn", "fxad.nn.initializers", "fxad.random", "fxad.scipy", "fxad.scipy.special",
-    "fxad.scipy.stats", "fxad.scipy.linalg", "fxad.scipy.signal", "fxad.scipy.optimize",
+    "fxad.scipy.stats", "fxad.scipy.linalg", "fxad.scipy.signal", "fxad.scipy.fft",
+    "fxad.scipy.ndimage", "fxad.scipy.interpolate", "fxad.scipy.cluster",
+    "fxad.scipy.cluster.vq", "fxad.scipy.sparse", "fxad.scipy.sparse.linalg",
+    "fxad.scipy.optimize",
     "fxad.scipy.integrate", "fxad.tree_util", "fxad.tree", "fxad.flatten_util", "fxad.test_util",
     "fxad.debug", "fxad.typing", "fxad.errors", "fxad.custom_derivatives",
     "fxad.checkpoint_policies", "fxad.example_libraries", "fxad.example_libraries.stax",

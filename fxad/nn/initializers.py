@@ -5,6 +5,7 @@ dtype=float64)`; the values are JAX's for the same key wherever the underlying s
 from __future__ import annotations
 
 import math
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -12,6 +13,13 @@ from .. import numpy as fnp
 from .. import random
 from ..errors import FxadValueError
 from ..random.common import canonical_shape
+
+
+class Initializer(Protocol):
+    """The type of every initializer here, for annotations (as JAX's): called with a key, a
+    shape and an optional dtype, it returns an array."""
+
+    def __call__(self, key: Any, shape: Any, dtype: Any = None) -> Any: ...
 
 
 def _dtype(dtype):
@@ -200,7 +208,7 @@ def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
     return init
 
 
-__all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
+__all__ = ["Initializer", "zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
            "variance_scaling", "glorot_uniform", "glorot_normal", "xavier_uniform",
            "xavier_normal", "lecun_uniform", "lecun_normal", "he_uniform", "he_normal",
            "kaiming_uniform", "kaiming_normal", "orthogonal", "delta_orthogonal"]

@@ -472,10 +472,11 @@ __all__ = ["solve", "inv", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "qr
            "tensordot"]
 
 
-__all__ += ["cross", "matrix_norm", "tensorinv", "tensorsolve", "trace", "vector_norm"]
+__all__ += ["cross", "diagonal", "matrix_norm", "tensorinv", "tensorsolve", "trace",
+            "vector_norm"]
 
 
-# --- the Array API's names (matrix_norm, vector_norm, trace, cross) and the tensor solvers ------
+# --- the Array API's names (matrix_norm, vector_norm, diagonal, trace, cross), tensor solvers --
 
 @stack_traced_lists
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -496,6 +497,12 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         out = _vector_norm(_reshape(x, (-1,)), ord, (0,), False)
         return lax.reshape(out, (1,) * nd) if keepdims else out
     return _vector_norm(x, ord, normalize_axes(axis, nd), keepdims)
+
+
+@stack_traced_lists
+def diagonal(x, /, *, offset=0):
+    """The diagonal of each matrix (the last two axes; numpy.diagonal uses the first two)."""
+    return _diagonal(x, offset, -2, -1)
 
 
 @stack_traced_lists

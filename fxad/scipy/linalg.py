@@ -23,6 +23,10 @@ from ..numpy.manipulation import diagonal as _diagonal
 from ..rules.linalg import decompositions as _dec, solve as _sol, sylvester as _syl
 from ..lax import stop_gradient
 from ..tree_util import register_pytree_node
+from ._special_matrices import (circulant, companion, convolution_matrix, dft,  # noqa: F401
+                                fiedler, fiedler_companion, hadamard, hankel, helmert,
+                                hilbert, invhilbert, invpascal, leslie, pascal)
+from ._special_matrices import __all__ as _special
 
 
 class LUFactor(tuple):
@@ -341,4 +345,4 @@ def toeplitz(c, r=None):
 __all__ = ["LUFactor", "ChoFactor", "lu_factor", "lu_solve", "cholesky", "cho_factor",
            "cho_solve", "solve_triangular", "solve", "expm", "expm_frechet", "inv", "det",
            "eigh", "qr", "svd", "norm", "lu", "sqrtm", "solve_banded", "schur", "polar", "solve_sylvester",
-           "eigh_tridiagonal", "block_diag", "toeplitz"]
+           "eigh_tridiagonal", "block_diag", "toeplitz", *_special]

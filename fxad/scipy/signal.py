@@ -1,6 +1,7 @@
 """scipy.signal's convolutions, differentiable in both inputs (rules:
 fxad/rules/contraction/signal_conv.py). SciPy computes every convolution, its derivatives included (they
-are convolutions too), with the method SciPy picks ('auto') or the one given."""
+are convolutions too), with the method SciPy picks ('auto') or the one given. And `detrend` and
+the short-time spectra `stft`, `istft`, `csd`, `welch` (fxad/scipy/_spectral.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +12,7 @@ from ..errors import FxadValueError
 from ..lax.products import canonicalize_precision
 from ..numpy.linalg import as_float
 from ..rules.contraction.signal_conv import convolve_window, freq_window, mode_window
+from ._spectral import csd, detrend, istft, stft, welch  # noqa: F401
 
 _METHODS = ("auto", "direct", "fft")
 
@@ -111,4 +113,5 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=N
     return _conv2d("correlate2d", in1, in2, mode, boundary, fillvalue, correlating=True)
 
 
-__all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve", "convolve2d", "correlate2d"]
+__all__ = ["convolve", "correlate", "fftconvolve", "oaconvolve", "convolve2d", "correlate2d",
+           "detrend", "stft", "istft", "csd", "welch"]

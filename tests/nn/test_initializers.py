@@ -114,3 +114,18 @@ def test_initializers_trace_under_jit_and_vmap():
         loop = np.stack([make(k, shape) for k in keys])
         np.testing.assert_array_equal(fxad.jit(lambda k: make(k, shape))(keys[1]), loop[1])
         np.testing.assert_array_equal(fxad.vmap(lambda k: make(k, shape))(keys), loop)
+
+
+def test_initializer_protocol_annotates_every_maker():
+    """`Initializer` is JAX's annotation type: what the makers return is called as it says."""
+    import typing
+
+    from fxad.nn.initializers import Initializer
+
+    def dense(init: Initializer, key, n_in, n_out):
+        return init(key, (n_in, n_out), np.float32)
+
+    assert typing.get_type_hints(dense)["init"] is Initializer
+    for make in (init.glorot_normal(), init.zeros, init.constant(2.0)):
+        w = dense(make, K, 3, 4)
+        assert w.shape == (3, 4) and w.dtype == np.float32

@@ -168,6 +168,8 @@ KWARGS_TABLE = [
      lambda x: np.linalg.vector_norm(x, axis=(0, 1), ord=3), [(2, 3, 4)], 2),
     ("linalg.trace", lambda x: fnp.linalg.trace(x, offset=1), lambda x: np.linalg.trace(x, offset=1),
      [(2, 3, 4)], 2),
+    ("linalg.diagonal", lambda x: fnp.linalg.diagonal(x, offset=-1),
+     lambda x: np.linalg.diagonal(x, offset=-1), [(2, 3, 4)], 2),
     ("linalg.cross", lambda x, y: fnp.linalg.cross(x, y, axis=0),
      lambda x, y: np.linalg.cross(x, y, axis=0), [(3, 2), (3, 2)], 2),
     ("tensorinv", lambda x: fnp.linalg.tensorinv(x + 4 * np.eye(4).reshape(4, 2, 2), ind=1),

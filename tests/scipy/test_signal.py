@@ -1,7 +1,8 @@
 """fxad.scipy.signal: convolve/correlate (n-d, every mode and method), fftconvolve and
 oaconvolve (axes= with batch axes and broadcasting),
-convolve2d/correlate2d (every boundary): values against SciPy, derivatives to second order
-in both modes, vmap against a loop, jit; the gradient is itself a convolution (no gathers)."""
+convolve2d/correlate2d (every boundary), detrend: values against SciPy, derivatives to second
+order in both modes, vmap against a loop, jit; the gradient is itself a convolution (no
+gathers)."""
 import numpy as np
 import pytest
 import scipy.signal as ss
@@ -154,3 +155,37 @@ def test_errors():
         fsig.fftconvolve(np.ones((3, 3)), np.ones((2, 2)), axes=1)
     with pytest.raises(FxadValueError, match="at least as large"):
         fsig.fftconvolve(np.ones((3, 2, 3)), np.ones((3, 3, 2)), "valid", axes=(1, 2))
+
+
+DETREND = [({}, (3, 40)), ({"type": "constant"}, (3, 40)), ({"type": "c", "axis": 0}, (5, 4)),
+           ({"bp": [10, 25]}, (2, 40)), ({"bp": 17, "axis": 0}, (30, 3)), ({"bp": [0, 39]}, (40,)),
+           ({"bp": [1, 2, 3]}, (2, 8)), ({"axis": -2}, (4, 6, 3))]
+
+
+@pytest.mark.parametrize("kw, shape", DETREND, ids=str)
+def test_detrend(kw, shape):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape).cumsum(-1)
+    got, want = fsig.detrend(x, **kw), ss.detrend(x, **kw)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    for dt in (np.float32, np.int64, np.complex128):
+        xd = (x * 10).astype(dt) if dt is not np.complex128 else x + 1j * x[..., ::-1]
+        gd, wd = fsig.detrend(xd, **kw), ss.detrend(xd, **kw)
+        assert gd.dtype == wd.dtype
+        tol = 1e-4 if dt is np.float32 else 1e-11
+        np.testing.assert_allclose(gd, wd, rtol=tol, atol=tol * np.abs(wd).max())
+    check_grads(lambda x: fsig.detrend(x, **kw), (x,), order=2, modes=("fwd", "rev"))
+    np.testing.assert_allclose(fxad.jit(lambda x: fsig.detrend(x, **kw))(x), want,
+                               rtol=1e-12, atol=1e-12)
+    stacked = np.stack([x, 2 * x, -x])
+    np.testing.assert_allclose(fxad.vmap(lambda x: fsig.detrend(x, **kw))(stacked),
+                               np.stack([ss.detrend(s, **kw) for s in stacked]),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_detrend_errors():
+    with pytest.raises(FxadValueError, match="'linear' or 'constant'"):
+        fsig.detrend(np.ones(4), type="quadratic")
+    with pytest.raises(FxadValueError, match="breakpoints must lie in"):
+        fsig.detrend(np.ones(4), bp=[5])
