@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
 
@@ -130,17 +131,22 @@ def check_output(x, i, where):
     return x
 
 
+_caches, _caches_lock = weakref.WeakSet(), threading.Lock()  # live BoundedCaches (clear_caches)
+
+
 class BoundedCache:
     """A thread-safe least-recently-used map with at most `size` entries: every cache in fxad
     is one, so none grows without bound and concurrent use never corrupts it. Callers key on
     types, shapes and programs, never on user functions or arrays (which it would keep
     alive)."""
-    __slots__ = ("size", "_data", "_lock", "peek")
+    __slots__ = ("size", "_data", "_lock", "peek", "__weakref__")
 
     def __init__(self, size=64):
         self.size = size
         self._data = OrderedDict()
         self._lock = threading.Lock()
+        with _caches_lock:
+            _caches.add(self)
         # peek(key, default=None): a read without the lock that does not mark the entry
         # recently used, for paths that run on every call (a dict read is atomic; a hot
         # entry dropped as if unused is only rebuilt by the caller's slow path).
@@ -332,31 +338,30 @@ def set_sequence_hook(hook):
     _sequence_hook = hook
 
 
-# --- NaN checking state (fxad.debug has the user API and the check itself) -------------------
+# --- NaN/inf checking state (fxad.debug has the user API and the checks themselves) -----------
 
 _nan_hook = None  # (prim, args, params) -> out, installed while anything wants checking
-_nan_global = False  # config.debug_nans: every thread
+_global_checks = {"nan": False, "inf": False}  # config.debug_nans / debug_infs: every thread
 _nan_lock = threading.Lock()
-_nan_enablers = 0  # the global flag (counts 1) + active debug_nans() blocks in all threads
+_nan_enablers = 0  # the global flags (1 each) + active debug_nans/debug_infs blocks, all threads
 
 
-def set_nan_checking(hook, *, global_flag=None, thread_delta=0):
-    """Turn NaN checking on or off for every thread (`global_flag`) or this thread
-    (`thread_delta` = +1 entering a debug_nans block, -1 leaving it). `hook` sits in bind
-    while anything anywhere checks; with nothing checking, bind pays nothing."""
-    global _nan_hook, _nan_global, _nan_enablers
+def set_nan_checking(hook, *, global_flag=None, thread_delta=0, kind="nan"):
+    """NaN (`kind` "nan") or inf checks on/off for every thread (`global_flag`) or this thread
+    (`thread_delta` +1 entering a debug_nans/debug_infs block, -1 leaving it). `hook` sits in
+    bind while anything anywhere checks; with nothing checking, bind pays nothing."""
+    global _nan_hook, _nan_enablers
     with _nan_lock:
-        if global_flag is not None and global_flag != _nan_global:
-            _nan_global = global_flag
+        if global_flag is not None and global_flag != _global_checks[kind]:
+            _global_checks[kind] = global_flag
             _nan_enablers += 1 if global_flag else -1
         _state.nan_depth += thread_delta
         _nan_enablers += thread_delta
         _nan_hook = hook if _nan_enablers else None
 
 
-def nan_checking() -> bool:
-    """Is NaN checking on for this thread?"""
-    return _nan_hook is not None and (_nan_global or _state.nan_depth > 0)
+def nan_checking() -> bool:  # (NaN or inf checks, this thread)
+    return _nan_hook is not None and (_state.nan_depth > 0 or any(_global_checks.values()))
 
 
 def missing_rule(kind: str, prim: Primitive):
@@ -390,7 +395,7 @@ class _ThreadState(threading.local):
     def __init__(self):
         self.stack = []
         self.source = None  # the custom rule being run, recorded on staged equations
-        self.nan_depth = 0  # nesting depth of debug_nans() blocks in this thread
+        self.nan_depth = 0  # nesting depth of debug_nans()/debug_infs() blocks here
 
 
 _state = _ThreadState()

@@ -34,7 +34,7 @@ from .rules.helpers import unbroadcast
 from .tree_util import cache_key, tree_flatten, tree_unflatten
 
 
-__all__ = ["checkpoint", "custom_jvp", "custom_vjp", "linear_call"]
+__all__ = ["checkpoint", "custom_gradient", "custom_jvp", "custom_vjp", "linear_call"]
 
 
 def _signature(fun):
@@ -338,6 +338,39 @@ class custom_vjp:
                                       name=name)
         _remember_signature(self, leaves, in_tree, nd_vals, store["out"], outs)
         return tree_unflatten(store["out"], outs)
+
+
+def _value_and_rule(fun, args):
+    got = fun(*args)
+    if not (isinstance(got, (tuple, list)) and len(got) == 2 and callable(got[1])):
+        name = getattr(fun, "__name__", "function")
+        raise FxadTypeError(f"custom_gradient function '{name}' must return a pair (value, "
+                            "vjp), vjp a function from the output cotangent to the arguments' "
+                            "cotangents")
+    return got
+
+
+def custom_gradient(fun: Callable) -> Callable:
+    """JAX's `custom_gradient`: `fun(*args)` returns `(value, vjp)`, `vjp(ct)` the cotangents of
+    the positional arguments (a tuple, one per argument; a single value for a one-argument
+    function). Built on custom_vjp, so it composes with every transformation; forward mode
+    differentiates `fun`'s value itself. The backward pass calls `fun` again on the saved
+    arguments to get `vjp` (its residuals are the arguments: only arrays are kept across the
+    passes, so it also works under jit)."""
+    @functools.wraps(fun)
+    def value(*args):
+        return _value_and_rule(fun, args)[0]
+
+    def fwd(*args):
+        return _value_and_rule(fun, args)[0], args
+
+    def bwd(args, ct):
+        cts = _value_and_rule(fun, args)[1](ct)
+        return tuple(cts) if isinstance(cts, (tuple, list)) else (cts,)
+
+    wrapped = custom_vjp(value)
+    wrapped.defvjp(fwd, bwd)
+    return wrapped
 
 
 def checkpoint(fun: Callable, static_argnums: tuple[int, ...] = ()) -> Callable:

@@ -1,6 +1,7 @@
-"""NaN debugging: `with fxad.debug_nans():` (this thread) or `fxad.config.debug_nans = True`
-(every thread) makes the first primitive that turns NaN-free inputs into a NaN output raise
-`FloatingPointError`, naming the primitive and the user's source line.
+"""NaN and inf debugging: `with fxad.debug_nans():` (this thread) or
+`fxad.config.debug_nans = True` (every thread) makes the first primitive that turns NaN-free
+inputs into a NaN output raise `FloatingPointError`, naming the primitive and the user's source
+line; `fxad.debug_infs()` and `fxad.config.debug_infs` do the same for infinities.
 
 Every concrete value fxad computes comes from a primitive's impl, called from `bind`'s eager
 path, so that is the one place checked (the switches live in fxad.core). Compiled programs
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from contextlib import contextmanager
 
 import numpy as np
@@ -70,35 +72,73 @@ class Config:
 
     @property
     def debug_nans(self) -> bool:
-        return core._nan_global
+        return core._global_checks["nan"]
 
     @debug_nans.setter
     def debug_nans(self, on: bool):
         core.set_nan_checking(_checked_impl, global_flag=bool(on))
 
+    @property
+    def debug_infs(self) -> bool:
+        return core._global_checks["inf"]
+
+    @debug_infs.setter
+    def debug_infs(self, on: bool):
+        core.set_nan_checking(_checked_impl, global_flag=bool(on), kind="inf")
+
 
 config = Config()
 
 
+class _Blocks(threading.local):
+    def __init__(self):
+        self.depth = {"nan": 0, "inf": 0}  # open debug_nans / debug_infs blocks, this thread
+
+
+_blocks = _Blocks()
+
+
 @contextmanager
-def debug_nans(enabled: bool = True):
-    """Within the block (this thread only), raise FloatingPointError at the first primitive
-    whose output has a NaN that its inputs did not have."""
+def _checking(kind, enabled):
     if not enabled:
         yield
         return
+    _blocks.depth[kind] += 1
     core.set_nan_checking(_checked_impl, thread_delta=1)
     try:
         yield
     finally:
         core.set_nan_checking(_checked_impl, thread_delta=-1)
+        _blocks.depth[kind] -= 1
+
+
+def debug_nans(enabled: bool = True):
+    """Within the block (this thread only), raise FloatingPointError at the first primitive
+    whose output has a NaN that its inputs did not have."""
+    return _checking("nan", enabled)
+
+
+def debug_infs(enabled: bool = True):
+    """Within the block (this thread only), raise FloatingPointError at the first primitive
+    whose output has an infinity that its inputs did not have (as JAX's `debug_infs`, but
+    checked on every primitive fxad runs, jit's included: compiled programs run equation by
+    equation meanwhile)."""
+    return _checking("inf", enabled)
+
+
+def _has(test, x) -> bool:
+    if isinstance(x, (list, tuple)):
+        return any(_has(test, y) for y in x)
+    a = np.asarray(x) if not isinstance(x, np.ndarray) else x
+    return a.dtype.kind in "fc" and bool(test(a).any())
 
 
 def _has_nan(x) -> bool:
-    if isinstance(x, (list, tuple)):
-        return any(_has_nan(y) for y in x)
-    a = np.asarray(x) if not isinstance(x, np.ndarray) else x
-    return a.dtype.kind in "fc" and bool(np.isnan(a).any())
+    return _has(np.isnan, x)
+
+
+def _has_inf(x) -> bool:
+    return _has(np.isinf, x)
 
 
 def _user_line():
@@ -112,11 +152,13 @@ def _user_line():
 
 def _checked_impl(prim, args, params):
     out = prim.impl(*args, **params)
-    if core.nan_checking() and _has_nan(out) and not _has_nan(args):
-        where = _user_line()
-        raise FloatingPointError(
-            f"debug_nans: primitive '{prim.name}' produced a NaN from NaN-free inputs"
-            + (f" (called from {where})" if where else "")
-            + ". Guard its inputs (e.g. fxad.numpy.where on a safe value), or turn the check "
-              "off with fxad.config.debug_nans = False.")
+    for kind, has, what in (("nan", _has_nan, "a NaN"), ("inf", _has_inf, "an infinity")):
+        if (core._global_checks[kind] or _blocks.depth[kind]) and has(out) and not has(args):
+            where = _user_line()
+            raise FloatingPointError(
+                f"debug_{kind}s: primitive '{prim.name}' produced {what} from "
+                f"{'NaN' if kind == 'nan' else 'inf'}-free inputs"
+                + (f" (called from {where})" if where else "")
+                + ". Guard its inputs (e.g. fxad.numpy.where on a safe value), or turn the "
+                  f"check off with fxad.config.debug_{kind}s = False.")
     return out

@@ -14,6 +14,8 @@ from .reductions import *  # noqa: F401,F403  (JAX's signatures where they diffe
 from .products import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
+from .bitwise import *  # noqa: F401,F403
+from .compiler_hints import *  # noqa: F401,F403  (identities on one process)
 from .parallel import *  # noqa: F401,F403  (collectives over named axes)
 from .implicit import custom_linear_solve, custom_root  # noqa: F401
 from .convolution import (  # noqa: F401

@@ -7,8 +7,9 @@ import enum
 
 import numpy as np
 
-from ..errors import FxadValueError
+from ..errors import FxadTypeError, FxadValueError
 from ..rules import ops
+from ..rules.elementwise import floating_point as _floats
 from ..rules.helpers import dtype_of, shape_of
 from ..rules.ops import (  # noqa: F401  (lax spells them differently)
     arccos as acos, arccosh as acosh, arcsin as asin, arcsinh as asinh, arctan as atan,
@@ -99,5 +100,25 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001  (JAX
     return ops.select(ops.ge(ops.abs(ops.sub(x, t)), 0.5), ops.add(t, ops.sign(x)), t)
 
 
-__all__ = ["acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "is_finite", "square",
-           "reciprocal", "select_n", "clamp", "div", "rem", "RoundingMethod", "round"]
+def reduce_precision(operand, exponent_bits, mantissa_bits):
+    """operand rounded to a float format with `exponent_bits` exponent bits and
+    `mantissa_bits` mantissa bits, kept in operand's dtype, as JAX's `lax.reduce_precision`
+    (e.g. (8, 7) emulates bfloat16, (5, 10) float16): the mantissa rounds to nearest even,
+    values beyond the format's range become infinities, values below its smallest normal
+    number become zeros (no subnormals), NaNs stay NaN. Its derivative is the tangent rounded
+    the same way, as JAX's (so gradients flow through emulated low precision)."""
+    dtype = np.dtype(dtype_of(operand))
+    if dtype not in (np.float16, np.float32, np.float64):
+        raise FxadTypeError(f"reduce_precision works on float16/32/64 values, got {dtype}")
+    have_e, have_m = {2: (5, 10), 4: (8, 23), 8: (11, 52)}[dtype.itemsize]
+    e, m = int(exponent_bits), int(mantissa_bits)
+    if not (1 <= e and 0 <= m):
+        raise FxadValueError(f"reduce_precision: exponent_bits must be >= 1 and mantissa_bits "
+                             f">= 0, got {exponent_bits} and {mantissa_bits}")
+    if e >= have_e and m >= have_m:
+        return operand
+    return _floats.reduce_precision(operand, min(e, have_e), min(m, have_m))
+
+
+__all__ = ["reduce_precision", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh",
+           "is_finite", "square", "reciprocal", "select_n", "clamp", "div", "rem", "RoundingMethod", "round"]

@@ -21,7 +21,7 @@ from .manipulation import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .padding import pad  # noqa: F401
-from .products import cross, dot, einsum, inner, kron, matmul, outer, tensordot, vdot  # noqa: F401
+from .products import cross, dot, einsum, einsum_path, inner, kron, matmul, outer, tensordot, vdot  # noqa: F401
 from .creation import (  # noqa: F401
     arange, array, asarray, astype, copy, empty, empty_like, eye, full, full_like, geomspace,
     identity, linspace, logspace, ones, ones_like, result_type, zeros, zeros_like)
@@ -31,7 +31,7 @@ from .functional import *  # noqa: F401,F403
 from .poly import *  # noqa: F401,F403
 from .index_tricks import *  # noqa: F401,F403
 from .ufuncs import arccosh as acosh, arcsinh as asinh, arctanh as atanh  # noqa: F401
-from .ufuncs import invert as bitwise_invert  # noqa: F401
+from .bitwise import *  # noqa: F401,F403
 from numpy import (  # noqa: F401  dtypes, dtype helpers and constants, as NumPy's
     bool, can_cast, cdouble, character, complexfloating, csingle, double,
     euler_gamma, finfo, flexible, floating, generic, iinfo, inexact, int_, integer, isdtype,

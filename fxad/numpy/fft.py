@@ -81,6 +81,34 @@ fftn, ifftn = _n_axes("fft", "fftn", None), _n_axes("ifft", "ifftn", None)
 rfftn, irfftn = _n_axes("rfft", "rfftn", None), _n_axes("irfft", "irfftn", None)
 
 
+_SWAPPED = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def _swapped(norm, name):
+    if norm not in _SWAPPED:
+        raise FxadValueError(f'{name}: invalid norm value {norm}; should be "backward", '
+                             '"ortho" or "forward"')
+    return _SWAPPED[norm]
+
+
+@stack_traced_lists
+def hfft(a, n=None, axis=-1, norm=None, out=None):
+    """The discrete Fourier transform of a signal with Hermitian symmetry, given by its
+    non-negative frequencies `a` (real output of length n, default 2 (len - 1)), as NumPy's:
+    irfft of conj(a) with the normalization direction swapped. Differentiable to any order in
+    forward and reverse mode."""
+    return irfft(lax.conj(a) if dtype_of(a).kind == "c" else a, n, axis,
+                 _swapped(norm, "hfft"), out)
+
+
+@stack_traced_lists
+def ihfft(a, n=None, axis=-1, norm=None, out=None):
+    """The inverse of hfft: the non-negative frequencies of real input (n // 2 + 1 of them), as
+    NumPy's: conj(rfft(a)) with the normalization direction swapped. Differentiable to any
+    order in forward and reverse mode."""
+    return lax.conj(rfft(a, n, axis, _swapped(norm, "ihfft"), out))
+
+
 def _shift(x, axes, sign):
     nd = len(shape_of(x))
     axes = tuple(range(nd)) if axes is None else (axes,) if isinstance(axes, int) else axes
@@ -101,4 +129,4 @@ def ifftshift(x, axes=None):
 
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
-           "rfftn", "irfftn", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
+           "rfftn", "irfftn", "hfft", "ihfft", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]

@@ -12,7 +12,8 @@ from .. import lax
 from ..core import Tracer
 from ..errors import FxadTypeError
 from . import array_conversion  # noqa: F401  (Tracer.__array__'s error, told from NumPy's frames)
-from . import creation, indexing, manipulation as shape, products, reductions, series, sorting, ufuncs
+from . import bitwise, creation, indexing, manipulation as shape, products, reductions, series
+from . import sorting, ufuncs
 from ..rules.elementwise.arithmetic import add_p, div_p, mul_p, sub_p
 from ..rules.structural.indexing import getitem
 from .at import _IndexUpdateHelper
@@ -40,12 +41,16 @@ Tracer.__gt__ = lambda self, o: lax.gt(self, o)
 Tracer.__ge__ = lambda self, o: lax.ge(self, o)
 Tracer.__eq__ = lambda self, o: lax.eq(self, o)
 Tracer.__ne__ = lambda self, o: lax.ne(self, o)
-Tracer.__and__ = Tracer.__rand__ = lambda self, o: ufuncs.bitwise_and(self, o)
-Tracer.__or__ = Tracer.__ror__ = lambda self, o: ufuncs.bitwise_or(self, o)
-Tracer.__xor__ = Tracer.__rxor__ = lambda self, o: ufuncs.bitwise_xor(self, o)
+Tracer.__and__ = Tracer.__rand__ = lambda self, o: bitwise.bitwise_and(self, o)
+Tracer.__or__ = Tracer.__ror__ = lambda self, o: bitwise.bitwise_or(self, o)
+Tracer.__xor__ = Tracer.__rxor__ = lambda self, o: bitwise.bitwise_xor(self, o)
+Tracer.__lshift__ = lambda self, o: bitwise.left_shift(self, o)
+Tracer.__rlshift__ = lambda self, o: bitwise.left_shift(o, self)
+Tracer.__rshift__ = lambda self, o: bitwise.right_shift(self, o)
+Tracer.__rrshift__ = lambda self, o: bitwise.right_shift(o, self)
 Tracer.__divmod__ = lambda self, o: ufuncs.divmod(self, o)
 Tracer.__rdivmod__ = lambda self, o: ufuncs.divmod(o, self)
-Tracer.__invert__ = lambda self: ufuncs.invert(self)
+Tracer.__invert__ = lambda self: bitwise.invert(self)
 Tracer.__getitem__ = lambda self, idx: getitem(self, idx)
 
 Tracer.T = property(lambda self: shape.transpose(self))

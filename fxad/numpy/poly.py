@@ -1,8 +1,9 @@
-"""Polynomials (poly, roots, polyadd/sub/mul/div, polyder, polyint), unwrap, histogram and
+"""Polynomials (poly, roots, polyadd/sub/mul/div, polyder, polyint), unwrap, histograms and
 i0: composites of fxad's primitives, differentiable where NumPy's functions are smooth."""
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -233,5 +234,85 @@ def histogram(a, bins=10, range=None, density=False, weights=None):  # noqa: A00
     return counts, edges
 
 
-__all__ = ["i0", "polyadd", "polysub", "polymul", "polyder", "polyint", "polydiv", "roots",
-           "poly", "unwrap", "histogram", "histogram_bin_edges"]
+def _bin_index(values, edges):
+    """Each value's bin among `edges` (the last bin closed on the right) and whether it falls
+    inside them at all, as NumPy's histograms bin."""
+    nb = shape_of(edges)[0] - 1
+    idx = lax.sub(searchsorted(stop_gradient(edges), values, side="right"), 1)
+    idx = lax.select(lax.eq(values, edges[-1]), nb - 1, idx)
+    return lax.clamp(0, idx, nb - 1), lax.logical_and(lax.ge(idx, 0), lax.lt(idx, nb))
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """(counts, [edges per dimension]) of the N points of `sample` (an (N, D) array, or a
+    sequence of D coordinate arrays) in D dimensions, as NumPy's: `bins` one count or edge
+    array for all dimensions or one per dimension, `range` one (lo, hi) or None per dimension;
+    the last bin of each dimension includes its right edge; points outside are not counted.
+    Counts are float64 as NumPy's (with weights: sums of weights, carrying their derivative;
+    `density` divides by the total and the bin volumes); edges carry no derivative."""
+    if isinstance(sample, (list, tuple)):  # (NumPy: D coordinate arrays, as columns)
+        sample = lax.transpose(_atleast_2d(asarray(sample)), (1, 0))
+    sample = asarray(sample)
+    if len(shape_of(sample)) == 1:
+        sample = lax.reshape(sample, (shape_of(sample)[0], 1))
+    if len(shape_of(sample)) != 2:
+        raise FxadValueError(f"histogramdd: sample must be an (N, D) array, got shape "
+                             f"{shape_of(sample)}")
+    n, d = shape_of(sample)
+    if isinstance(bins, (int, np.integer)):
+        bins = [bins] * d
+    elif len(bins) != d:
+        raise FxadValueError(f"histogramdd: {len(bins)} bins for {d} dimensions: the "
+                             "dimension of bins must be equal to the dimension of the sample")
+    ranges = [None] * d if range is None else list(range)
+    if len(ranges) != d:
+        raise FxadValueError(f"histogramdd: {len(ranges)} ranges for {d} dimensions")
+    edges, flat, inside, sizes = [], None, None, []
+    for k in builtins.range(d):
+        col = sample[:, k]
+        if ranges[k] is not None and dtype_of(col) != np.float64:  # (NumPy's edges are then
+            col = lax.convert_element_type(col, np.float64)  # float64: bin in float64 too)
+        e = histogram_bin_edges(col, bins[k], ranges[k])
+        idx, ok = _bin_index(col, e)
+        nb = shape_of(e)[0] - 1
+        flat = idx if flat is None else lax.add(lax.mul(flat, nb), idx)
+        inside = ok if inside is None else lax.logical_and(inside, ok)
+        edges.append(e)
+        sizes.append(nb)
+    w = np.ones(n) if weights is None else \
+        lax.convert_element_type(ravel(asarray(weights)), np.float64)
+    w = lax.select(inside, w, lax.mul(w, 0.0))
+    counts = at(np.zeros(math.prod(sizes)))[flat].add(w)
+    counts = lax.reshape(counts, tuple(sizes))
+    if density:
+        volume = np.ones((), np.float64)
+        for k, e in enumerate(edges):
+            widths = lax.convert_element_type(diff(stop_gradient(e)), np.float64)
+            volume = lax.mul(lax.reshape(volume, shape_of(volume) + (1,)), lax.reshape(
+                widths, (1,) * k + (sizes[k],)))
+        counts = lax.div(counts, lax.mul(_sum(counts), volume))
+    return counts, edges
+
+
+def _atleast_2d(x):
+    return x if len(shape_of(x)) >= 2 else lax.reshape(x, (1,) * (2 - len(shape_of(x)))
+                                                       + shape_of(x))
+
+
+@stack_traced_lists
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """(counts, x edges, y edges) of the points (x[i], y[i]), as NumPy's: `bins` a count or
+    edge array for both coordinates, or a pair of them; the rest as `histogramdd` (float64
+    counts, differentiable in the weights)."""
+    try:
+        nbins = len(bins)
+    except TypeError:
+        nbins = 1
+    if nbins not in (1, 2):
+        bins = [bins, bins]
+    counts, edges = histogramdd([x, y], bins, range, weights, density)
+    return counts, edges[0], edges[1]
+
+
+__all__ = ["histogramdd", "histogram2d", "i0", "polyadd", "polysub", "polymul", "polyder",
+           "polyint", "polydiv", "roots", "poly", "unwrap", "histogram", "histogram_bin_edges"]

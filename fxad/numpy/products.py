@@ -8,10 +8,11 @@ import functools
 import numpy as np
 
 from .. import lax
-from ..core import get_aval
+from ..core import Tracer, get_aval
 from ..errors import FxadValueError
 from ..lax.products import to_preferred
 from ..rules.contraction.dot import dot_general_p
+from ..rules.helpers import dtype_of
 from .manipulation import diagonal, moveaxis, ndim, ravel, shape, squeeze, stack
 from ._lists import stack_traced_lists
 
@@ -262,6 +263,29 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         cur, idx = _einsum_pair(cur, idx, operands[k], ins[k], keep)
     cur, idx = _sum_out(cur, idx, set(out))
     return lax.transpose(cur, tuple(idx.index(c) for c in out))
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+    """(path, description) of a contraction order for `einsum(subscripts, *operands)`, as JAX's
+    `einsum_path`: the path is a list of tuples of operand positions contracted in turn (the
+    form `optimize=` takes), chosen by NumPy's `einsum_path` ('auto' and True: 'greedy'; False:
+    all at once; 'optimal'; or a given path) from the operands' shapes and dtypes only, so
+    traced operands are fine. The description is NumPy's text. fxad's `einsum` itself
+    contracts pairwise left to right whatever `optimize` says (same values)."""
+    if isinstance(optimize, str) and optimize == "auto":
+        optimize = "greedy"
+    elif isinstance(optimize, (list, tuple)) and optimize and optimize[0] != "einsum_path":
+        optimize = ["einsum_path", *optimize]
+    def stand_in(x):  # an array of x's shape and dtype (zero-strided: no memory)
+        x = x if isinstance(x, Tracer) else np.asarray(x)
+        return np.broadcast_to(np.zeros((), dtype_of(x)), shape(x))
+    if isinstance(subscripts, str):
+        args = [subscripts] + [stand_in(x) for x in operands]
+    else:  # interleaved: array, sublist, array, sublist, ..., [output sublist]
+        args = [x if i % 2 or i == len(operands) else stand_in(x)
+                for i, x in enumerate((subscripts,) + operands)]
+    path, info = np.einsum_path(*args, optimize=optimize)
+    return [tuple(int(i) for i in step) for step in path[1:]], info
 
 
 @stack_traced_lists

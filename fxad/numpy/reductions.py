@@ -35,6 +35,13 @@ def accept_sequences(f):
     return g
 
 
+def _in(dtype, out):
+    """A sum or product asked for in `dtype` is returned in it, as NumPy accumulates: the
+    primitives add small integers in int64 (NumPy's default), and integer arithmetic wraps
+    modulo 2**bits alike, so the cast gives NumPy's values."""
+    if dtype is None or dtype_of(out) == np.dtype(dtype):
+        return out
+    return lax.convert_element_type(out, dtype)
 
 
 @accept_sequences
@@ -54,14 +61,6 @@ def _as_result(initial, out):
     """`initial` in the reduction's dtype, as NumPy casts it (np.sum(ints, initial=0.5) is an
     integer sum; a float64 initial does not promote a float32 sum)."""
     return lax.convert_element_type(initial, dtype_of(out))
-
-
-def _in(dtype, out):
-    """A reduction's result in the dtype asked for (lax's integer reductions accumulate in
-    64 bits; NumPy's dtype= gives that dtype, wrapping around as its own arithmetic does)."""
-    if dtype is None or dtype_of(out) == np.dtype(dtype):
-        return out
-    return lax.convert_element_type(out, dtype)
 
 
 @accept_sequences

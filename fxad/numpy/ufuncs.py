@@ -9,6 +9,7 @@ from ..errors import (ConcretizationError as _ConcretizationError, FxadTypeError
 from ..lax.products import to_preferred as _to_preferred
 from ..rules import ops as _ops
 from ..rules.helpers import dtype_of as _dtype_of, shape_of as _shape_of
+from ..rules.elementwise import floating_point as _floats, ufunc_math as _ufunc_math
 from ..rules.elementwise.floating_point import copysign, heaviside, ldexp, modf  # noqa: F401
 from ..rules.special.basic import logaddexp, logaddexp2, sinc  # noqa: F401  (NumPy's own impls)
 from .manipulation import ravel as _ravel
@@ -94,24 +95,6 @@ def rint(x):
 
 floor_divide = lax.floor_divide
 remainder = mod = _ops.rem  # the sign of y (lax.rem is JAX's: the sign of x)
-
-
-def _boolean_only(name, logical):
-    def op(*xs):
-        if any(_dtype_of(x) != np.bool_ for x in xs):
-            raise FxadTypeError(f"fxad supports {name} on boolean values only (as the logical "
-                                "operation); integer bit operations are not provided")
-        return logical(*xs)
-    op.__name__ = name
-    op.__doc__ = (f"NumPy's {name} on boolean arrays only (the logical operation; integer bit "
-                  "operations are not provided: a clear error says so); a boolean result.")
-    return _stack_traced_lists(op)
-
-
-bitwise_and = _boolean_only("bitwise_and", lax.logical_and)
-bitwise_or = _boolean_only("bitwise_or", lax.logical_or)
-bitwise_not = invert = _boolean_only("bitwise_not", lax.logical_not)
-bitwise_xor = _boolean_only("bitwise_xor", lax.ne)
 
 
 @_stack_traced_lists
@@ -303,3 +286,57 @@ def real_if_close(a, tol=100):
             "fxad.numpy.real(a) if the imaginary parts are known to be negligible, keep the "
             "complex array, or call it outside the transformation.") from None
     return lax.real(a) if close else a
+
+
+def _integer_args(name, *xs):
+    for x in xs:
+        if _dtype_of(x).kind not in "iub":
+            raise FxadTypeError(f"{name} works on integer values (as NumPy's), got dtype "
+                                f"{_dtype_of(x)}")
+
+
+@_stack_traced_lists
+def gcd(x1, x2):
+    """The greatest common divisor of |x1| and |x2| elementwise (gcd(0, 0) = 0), as NumPy's,
+    with its broadcasting and promotion; integers only, an integer result (no derivative)."""
+    _integer_args("gcd", x1, x2)
+    return _ufunc_math.gcd(x1, x2)
+
+
+@_stack_traced_lists
+def lcm(x1, x2):
+    """The least common multiple of |x1| and |x2| elementwise (0 if either is 0), as NumPy's,
+    with its broadcasting and promotion; integers only, an integer result (no derivative)."""
+    _integer_args("lcm", x1, x2)
+    return _ufunc_math.lcm(x1, x2)
+
+
+def _inexact(x):
+    """x as a float array (integers as float64, as NumPy's float ufuncs take them)."""
+    x = _asarray(x)
+    return x if _dtype_of(x).kind in "fc" else lax.convert_element_type(x, np.float64)
+
+
+@_stack_traced_lists
+def frexp(x):
+    """(mantissa, exponent) with x = mantissa * 2 ** exponent and 0.5 <= |mantissa| < 1
+    (both 0 at 0; inf and NaN keep their value with exponent 0), as NumPy's: the exponent is
+    int32. The mantissa is differentiable (its derivative is 2 ** -exponent); the exponent is
+    an integer (no derivative)."""
+    x = _inexact(x)
+    e = _floats.frexp_exponent(lax.stop_gradient(x))
+    return _floats.ldexp(x, lax.neg(e)), e
+
+
+@_stack_traced_lists
+def nextafter(x1, x2):
+    """The next representable float after x1 towards x2 elementwise, as NumPy's. Differentiable
+    as x1 plus one unit in the last place: derivative 1 in x1 and 0 in x2 (JAX's has none)."""
+    return lax.nextafter(_inexact(x1), _inexact(x2))
+
+
+@_stack_traced_lists
+def spacing(x):
+    """The distance from x to the next representable float away from zero (negative for
+    negative x), elementwise, as NumPy's; piecewise constant, so its derivative is 0."""
+    return _floats.spacing(_inexact(x))

@@ -28,9 +28,9 @@ from .reduction.cumulative import cumlogsumexp, cummax, cummin  # noqa: F401
 from .structural.sorting import lexsort, top_k  # noqa: F401
 from .structural.dynamic_slice import dynamic_slice, dynamic_update_slice  # noqa: F401
 from .contraction.conv import conv_general_dilated  # noqa: F401  (normalized form)
-from .elementwise.bitwise import (  # noqa: F401  (not yet in fxad.lax: see notes/11_random.md)
-    bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, fma, nextafter,
-    shift_left, shift_right_logical)
+from .elementwise.bitwise import (  # noqa: F401  (fxad.lax.bitwise has them under JAX's names)
+    bitcast_convert_type, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, clz, fma,
+    nextafter, population_count, shift_left, shift_right_arithmetic, shift_right_logical)
 from .random.bits import (  # noqa: F401  (fxad.random's key primitives; not in fxad.lax)
     random_bits, random_fold_in, random_seed, random_split, threefry2x32)
 from .random.gamma import random_gamma  # noqa: F401

@@ -1,5 +1,6 @@
 """fxad.debug_nans: the first primitive that makes a NaN from NaN-free inputs raises
-FloatingPointError naming it and the user's line; everywhere else nothing changes."""
+FloatingPointError naming it and the user's line; everywhere else nothing changes.
+fxad.debug_infs: the same for infinities, independently of the NaN check."""
 import threading
 import warnings
 
@@ -90,3 +91,61 @@ def test_correct_results_while_checking():
     with warnings.catch_warnings(), fxad.debug_nans():
         got = fxad.jit(fxad.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2)))(x)
     np.testing.assert_allclose(got, 2 * np.tanh(x) / np.cosh(x) ** 2, rtol=1e-13)
+
+
+def exp_sum(x):
+    return fnp.sum(fnp.exp(x))  # inf for entries past ~709.8
+
+
+BIG = np.array([1.0, 1000.0])
+INF_CASES = {"eager": (exp_sum, BIG), "jit": (fxad.jit(exp_sum), BIG),
+             "vmap": (fxad.vmap(exp_sum), BIG[None, :]),
+             "grad": (fxad.grad(lambda x: fnp.sum(fnp.sqrt(x))), np.array([0.0, 1.0]))}
+
+
+@pytest.mark.parametrize("name", INF_CASES)
+def test_debug_infs_names_the_primitive_and_the_user_line(name):
+    f, arg = INF_CASES[name]
+    assert not np.isfinite(f(arg)).all()  # off: the infinity comes back
+    with fxad.debug_infs():
+        with pytest.raises(FloatingPointError, match=r"debug_infs: primitive '(exp|div|"
+                           r"integer_pow|rsqrt|pow)' produced an infinity.*test_nans\.py:\d+"):
+            f(arg)
+    assert core._nan_hook is None
+
+
+def test_debug_infs_and_debug_nans_are_independent():
+    with fxad.debug_infs():
+        assert np.isnan(log_sum(X))  # a NaN is not an infinity
+        assert fnp.isinf(fnp.exp(np.array([np.inf]))).all()  # an inf input is not blamed
+    with fxad.debug_nans():
+        assert np.isinf(exp_sum(BIG))
+    with fxad.debug_nans(), fxad.debug_infs():
+        with pytest.raises(FloatingPointError, match="debug_nans"):
+            log_sum(X)
+        with pytest.raises(FloatingPointError, match="debug_infs"):
+            exp_sum(BIG)
+    with fxad.debug_infs(False):
+        assert np.isinf(exp_sum(BIG))
+    assert core._nan_hook is None
+
+
+def test_debug_infs_config_flag_checks_every_thread():
+    errors = []
+
+    def other():
+        try:
+            exp_sum(BIG)
+        except FloatingPointError as e:
+            errors.append(e)
+    fxad.config.debug_infs = True
+    try:
+        assert fxad.config.debug_infs and not fxad.config.debug_nans
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert np.isnan(log_sum(X))  # NaNs still pass
+    finally:
+        fxad.config.debug_infs = False
+    assert len(errors) == 1 and "'exp'" in str(errors[0])
+    assert core._nan_hook is None

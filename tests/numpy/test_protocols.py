@@ -10,7 +10,7 @@ from fxad.errors import ConcretizationError, FxadTypeError
 X = np.arange(18.0).reshape(2, 3, 3)
 
 
-@pytest.mark.parametrize("fn", [np.linalg.diagonal, np.emath.sqrt, np.fft.hfft],
+@pytest.mark.parametrize("fn", [np.emath.sqrt, np.emath.log, np.emath.log10],
                          ids=lambda f: f"{f.__module__}.{f.__name__}")
 def test_same_name_other_module_is_refused_not_confused(fn):
     with pytest.raises(FxadTypeError, match=f"{fn.__module__}.{fn.__name__}"):
@@ -21,6 +21,7 @@ def test_numpy_trace_and_linalg_functions_dispatch_to_their_counterparts():
     np.testing.assert_allclose(fxad.jit(np.trace)(X), np.trace(X))
     # numpy.linalg.trace sums over the LAST two axes: its own counterpart, not numpy.trace
     np.testing.assert_allclose(fxad.jit(np.linalg.trace)(X), np.linalg.trace(X))
+    np.testing.assert_array_equal(fxad.jit(np.linalg.diagonal)(X), np.linalg.diagonal(X))
     np.testing.assert_allclose(fxad.grad(lambda w: np.linalg.norm(w))(np.ones(3)),
                                np.ones(3) / np.sqrt(3))
     np.testing.assert_allclose(fxad.grad(lambda w: np.linalg.det(w))(np.eye(3)), np.eye(3))

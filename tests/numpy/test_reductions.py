@@ -4,6 +4,7 @@ against NumPy, derivatives to second order in both modes, vmap against a loop.""
 import numpy as np
 import pytest
 
+import fxad
 import fxad.numpy as fnp
 
 from ..rules.common import (
@@ -131,3 +132,19 @@ TABLE = [
 test_row = row_tests(TABLE)
 
 
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "cumsum", "cumprod", "nansum", "nanprod",
+                                  "nancumsum", "nancumprod"])
+def test_an_explicit_small_integer_dtype_accumulates_in_it(name):
+    """NumPy sums and multiplies in the dtype asked for (uint8: modulo 256); the primitives
+    accumulate small integers in int64, so the result must come back to that dtype with
+    NumPy's wrapped values, eagerly and under jit."""
+    a = np.array([[100, 200, 7], [3, 4, 255]], np.uint8)
+    for dtype in [np.uint8, np.int8, np.int16, np.uint16, np.float32]:
+        for axis in [None, 0, 1]:
+            want = getattr(np, name)(a, axis=axis, dtype=dtype)
+            for run in (lambda f: f, fxad.jit):
+                got = run(lambda x: getattr(fnp, name)(x, axis=axis, dtype=dtype))(a)
+                assert got.dtype == want.dtype, (dtype, axis, got.dtype)
+                np.testing.assert_array_equal(got, want)

@@ -97,7 +97,7 @@ TAKE_SEQUENCES = {"array", "asarray", "concatenate", "concat", "stack", "vstack"
                   "dstack", "column_stack", "row_stack", "block", "einsum", "select",
                   "piecewise", "choose", "lexsort", "ix_", "meshgrid", "broadcast_arrays",
                   "multi_dot", "savez", "apply_along_axis", "apply_over_axes", "vectorize",
-                  "frompyfunc", "fromfunction"}
+                  "frompyfunc", "fromfunction", "einsum_path", "histogramdd"}
 # Helpers of fxad.numpy.linalg that scipy.linalg shares (not NumPy's names).
 HELPERS = {"as_float", "hermitian_matrices", "identity_like", "normalize_axes", "safe_l2",
            "solve_operands", "stack_traced_lists"}

@@ -78,6 +78,73 @@ def bitwise_not(x):
     return bitwise_not_p.bind(x)
 
 
+
+_SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _shift_right_arithmetic(x, y):
+    """Copies of the sign bit shift in from the left: unsigned values shift as their signed
+    bit pattern (NumPy's right_shift is logical for unsigned types)."""
+    x = np.asarray(x)
+    if x.dtype.kind != "u":
+        return np.right_shift(x, y)
+    s = _SIGNED[x.dtype.itemsize]
+    return np.right_shift(x.view(s), np.asarray(y).astype(s)).view(x.dtype)
+
+
+shift_right_arithmetic_p = elementwise("shift_right_arithmetic", _shift_right_arithmetic)
+defjvp_zero(shift_right_arithmetic_p)
+def shift_right_arithmetic(x, y):
+    _integers_only("shift_right_arithmetic", x, y)
+    return shift_right_arithmetic_p.bind(x, y)
+
+
+def _as_unsigned(x):
+    x = np.asarray(x)
+    return x if x.dtype.kind == "u" else x.view(_UNSIGNED[x.dtype.itemsize])
+
+
+def _population_count(x):
+    """The number of 1 bits of x's two's-complement pattern, in x's dtype (NumPy's
+    bitwise_count counts the bits of |x|, as uint8)."""
+    x = np.asarray(x)
+    return np.bitwise_count(_as_unsigned(x)).astype(x.dtype)
+
+
+population_count_p = elementwise("population_count", _population_count)
+defjvp_zero(population_count_p)
+def population_count(x):
+    _integers_only("population_count", x)
+    if dtype_of(x).kind == "b":
+        raise FxadTypeError("population_count works on integer values, got bool")
+    return population_count_p.bind(x)
+
+
+def _clz(x):
+    """Leading zero bits of x's bit pattern, in x's dtype: halve the window each step (shift
+    the value up when its top half is zero), then the top bit decides the last one."""
+    x = np.asarray(x)
+    u = _as_unsigned(x).copy()
+    width = 8 * x.dtype.itemsize
+    n = np.zeros(u.shape, np.int64)
+    s = width // 2
+    while s:
+        top_zero = (u >> (width - s)) == 0
+        n += top_zero * s
+        u = np.where(top_zero, u << u.dtype.type(s), u)
+        s //= 2
+    n += (u >> (width - 1)) == 0
+    return n.astype(x.dtype)
+
+
+clz_p = elementwise("clz", _clz)
+defjvp_zero(clz_p)
+def clz(x):
+    _integers_only("clz", x)
+    if dtype_of(x).kind == "b":
+        raise FxadTypeError("clz works on integer values, got bool")
+    return clz_p.bind(x)
+
 # The same bits read as another dtype of the same size (float64 <-> uint64, ...): a view.
 bitcast_convert_type_p = Primitive("bitcast_convert_type", memory="views")
 bitcast_convert_type_p.def_impl(lambda x, new_dtype: np.asarray(x).view(new_dtype))
@@ -158,5 +225,6 @@ defderiv(fma_p, lambda needed, x, y, z: [y if needed[0] else None, x if needed[1
 def fma(x, y, z): return fma_p.bind(x, y, z)
 
 
-__all__ = ["fma", "shift_left", "shift_right_logical", "bitwise_and", "bitwise_or", "bitwise_xor",
+__all__ = ["fma", "shift_left", "shift_right_logical", "shift_right_arithmetic",
+           "population_count", "clz", "bitwise_and", "bitwise_or", "bitwise_xor",
            "bitwise_not", "bitcast_convert_type", "nextafter"]

@@ -1,6 +1,7 @@
 """Floating-point and piecewise functions, each NumPy's own ufunc as its impl (so values,
 signed zeros, infinities, NaNs and dtypes are NumPy's by construction): copysign, heaviside,
-ldexp, modf."""
+ldexp, modf, frexp's exponent, spacing; and reduce_precision (rounding to a narrower float
+format)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +11,7 @@ from ...interpreters.jvp import Zero
 from .arithmetic import mul, select
 from .piecewise import eq
 from ..helpers import elementwise
-from ..helpers import defderiv, defjvp, deflinear, fit, unbroadcast
+from ..helpers import defderiv, defjvp, defjvp_zero, deflinear, fit, unbroadcast
 
 copysign_p = elementwise("copysign", np.copysign)  # |x| with y's sign bit (also -0.0, NaNs)
 defderiv(copysign_p, lambda needed, x, y: [
@@ -51,6 +52,58 @@ def modf(x):
     """(fractional part, integral part) of x elementwise, as NumPy's; the fractional part's
     derivative is 1, the integral part's 0."""
     return tuple(modf_p.bind(x))  # a tuple, as NumPy's
+
+
+# The exponent e of x = m 2**e with 0.5 <= |m| < 1 (0 for 0, inf and NaN), as int32:
+# piecewise constant, so no derivative. frexp's mantissa is ldexp(x, -e), differentiable.
+frexp_exponent_p = elementwise("frexp_exponent", lambda x: np.frexp(x)[1])
+defjvp_zero(frexp_exponent_p)
+def frexp_exponent(x): return frexp_exponent_p.bind(x)
+
+
+spacing_p = elementwise("spacing", np.spacing)  # the gap to the next float away from 0
+defjvp_zero(spacing_p)  # (constant between powers of 2)
+def spacing(x): return spacing_p.bind(x)
+
+
+_FLOAT_BITS = {np.dtype(np.float16): (5, 10), np.dtype(np.float32): (8, 23),
+               np.dtype(np.float64): (11, 52)}
+_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _reduce_precision(x, exponent_bits, mantissa_bits):
+    """XLA's ReducePrecision on the bit pattern: round the mantissa to nearest even, then
+    values past the narrow format's largest exponent become infinities and those below its
+    smallest normal exponent become (signed) zeros; NaNs stay NaN."""
+    x = np.asarray(x)
+    ebits, mbits = _FLOAT_BITS[x.dtype]
+    ut = _UINT[x.dtype.itemsize]
+    u = x.view(ut).copy()
+    one = ut(1)
+    if mantissa_bits < mbits:
+        shift = ut(mbits - mantissa_bits)
+        last = (u >> shift) & one
+        u = (u + ((one << (shift - one)) - one + last)) & ~((one << shift) - one)
+    if exponent_bits < ebits:
+        sign = u & (one << ut(ebits + mbits))
+        exponent = (u >> ut(mbits)) & ut((1 << ebits) - 1)
+        src_bias, dst_bias = (1 << (ebits - 1)) - 1, (1 << (exponent_bits - 1)) - 1
+        inf = ut(((1 << ebits) - 1) << mbits)
+        u = np.where(exponent > ut(src_bias + dst_bias), sign | inf, u)
+        u = np.where(exponent <= ut(src_bias - dst_bias), sign, u)
+    out = np.where(np.isnan(x), x, u.view(x.dtype))
+    return out if out.ndim else out[()]
+
+
+# Rounding to a narrower format, as JAX's lax.reduce_precision: its derivative is taken as
+# the same rounding of the tangent (JAX's rule: it emulates low precision, rather than being
+# a step function to differentiate).
+reduce_precision_p = elementwise("reduce_precision", _reduce_precision)
+deflinear(reduce_precision_p, lambda ct, x, exponent_bits, mantissa_bits: [
+    reduce_precision(ct, exponent_bits, mantissa_bits)])
+def reduce_precision(x, exponent_bits, mantissa_bits):
+    return reduce_precision_p.bind(x, exponent_bits=int(exponent_bits),
+                                   mantissa_bits=int(mantissa_bits))
 
 
 __all__ = ["copysign", "heaviside", "ldexp", "modf"]

@@ -10,7 +10,7 @@ from .arithmetic import div, mul, select
 from .piecewise import abs, eq, isfinite, logical_and, max, ne, stop_gradient
 from .transcendental import _pow_partials
 from ..helpers import elementwise
-from ..helpers import defderiv, defjvp
+from ..helpers import defderiv, defjvp, defjvp_zero
 
 _LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
 
@@ -66,6 +66,17 @@ def hypot(x, y):
     """sqrt(x ** 2 + y ** 2) without overflow or underflow in the squares, elementwise, with NumPy
     broadcasting; differentiable to any order in forward and reverse mode."""
     return hypot_p.bind(x, y)
+
+
+# Integer number theory: integer results, no derivative.
+gcd_p = elementwise("gcd", np.gcd)
+defjvp_zero(gcd_p)
+def gcd(x, y): return gcd_p.bind(x, y)
+
+
+lcm_p = elementwise("lcm", np.lcm)
+defjvp_zero(lcm_p)
+def lcm(x, y): return lcm_p.bind(x, y)
 
 
 __all__ = ["float_power", "exp2", "log2", "log10", "hypot"]

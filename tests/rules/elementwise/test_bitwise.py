@@ -1,6 +1,6 @@
 """Rule table: bit-level primitives (fxad.rules.elementwise.bitwise): shifts, bitwise logic,
-bitcast_convert_type (integer-valued, staged through keys that depend on the row's input:
-tests/rules/random/traced_keys.py), nextafter, and fma."""
+bit counts (population_count, clz), bitcast_convert_type (integer-valued, staged through keys
+that depend on the row's input: tests/rules/random/traced_keys.py), nextafter, and fma."""
 import numpy as np
 
 from fxad.rules import ops
@@ -14,6 +14,11 @@ TABLE = unary_rows([  # (name, fn, domain)
     ("shift_right_logical", lambda x: as_float(ops.shift_right_logical(words(x)[0],
                                                                        np.uint32(5)), x),
      floats(-2, 2)),
+    ("shift_right_arithmetic", lambda x: as_float(ops.shift_right_arithmetic(
+        words(x)[0], np.uint32(5)), x), floats(-2, 2)),
+    ("population_count", lambda x: as_float(ops.population_count(words(x)[0]), x),
+     floats(-2, 2)),
+    ("clz", lambda x: as_float(ops.clz(ops.shift_right_logical(*words(x))), x), floats(-2, 2)),
     ("bitwise_and", lambda x: as_float(ops.bitwise_and(*words(x)), x), floats(-2, 2)),
     ("bitwise_or", lambda x: as_float(ops.bitwise_or(*words(x)), x), floats(-2, 2)),
     ("bitwise_xor", lambda x: as_float(ops.bitwise_xor(*words(x)), x), floats(-2, 2)),

@@ -4,7 +4,7 @@ import fxad
 import fxad.numpy as fnp
 from fxad import lax
 
-from ..common import MAT, VEC, Row, away_from_zero, floats, grid, row_tests
+from ..common import MAT, VEC, Row, away_from_zero, floats, grid, ints, row_tests
 
 TABLE = [
     Row("exp2", fnp.exp2, [(2, 3)], grid(-2, 2), unique=True),
@@ -17,6 +17,8 @@ TABLE = [
     Row("float_power_lax", lax.float_power, [MAT, VEC], [floats(0.5, 3), floats(-2, 2)]),
     Row("hypot_broadcast", fnp.hypot, [VEC, MAT], away_from_zero(0.5, 2)),
     Row("log10_positive", fnp.log10, [MAT], floats(0.5, 3), grad=False),
+    Row("gcd-lcm", lambda x, y: fnp.gcd(x, y) + fnp.lcm(x, y), [MAT, VEC],
+        ints(-30, 30), grad=False),
 ]
 test_row = row_tests(TABLE)
 
