@@ -147,24 +147,24 @@ def _axes_and_sizes(x, s, axes, name):
     return axes, s
 
 
+def _nd(x, type, s, axes, norm, orthogonalize, inverse, name):
+    x = _as_float(x)
+    axes, s = _axes_and_sizes(x, s, axes, name)
+    for a, n in zip(axes, s):
+        x = _transform(x, type, n, a, norm, orthogonalize, inverse, name)
+    return x
+
+
 def dctn(x, type=2, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
          orthogonalize=None):
     """The n-dimensional DCT: dct along each of `axes` (all by default), sizes `s`."""
-    x = _as_float(x)
-    axes, s = _axes_and_sizes(x, s, axes, "dctn")
-    for a, n in zip(axes, s):
-        x = _transform(x, type, n, a, norm, orthogonalize, False, "dctn")
-    return x
+    return _nd(x, type, s, axes, norm, orthogonalize, False, "dctn")
 
 
 def idctn(x, type=2, s=None, axes=None, norm=None, overwrite_x=False, workers=None,
           orthogonalize=None):
     """The n-dimensional inverse DCT: idct along each of `axes` (all by default)."""
-    x = _as_float(x)
-    axes, s = _axes_and_sizes(x, s, axes, "idctn")
-    for a, n in zip(axes, s):
-        x = _transform(x, type, n, a, norm, orthogonalize, True, "idctn")
-    return x
+    return _nd(x, type, s, axes, norm, orthogonalize, True, "idctn")
 
 
 __all__ = ["dct", "idct", "dctn", "idctn"]

@@ -33,14 +33,19 @@ def shift_left(x, y):
     return shift_left_p.bind(x, y)
 
 
-def _shift_right_logical(x, y):
-    """Zeros shift in from the left whatever the sign: signed values shift as their unsigned
-    bit pattern (NumPy's right_shift is arithmetic for signed types)."""
+def _shift_right_as(kind, x, y):
+    """NumPy's right_shift of x's bits read as the `kind` ('u' or 'i') integer of x's width:
+    unsigned shifts in zeros (logical), signed copies of the sign bit (arithmetic), whatever
+    x's own signedness (NumPy's right_shift follows it)."""
     x = np.asarray(x)
-    if x.dtype.kind != "i":
+    if x.dtype.kind not in "iu" or x.dtype.kind == kind:
         return np.right_shift(x, y)
-    u = _UNSIGNED[x.dtype.itemsize]
-    return np.right_shift(x.view(u), np.asarray(y).astype(u)).view(x.dtype)
+    as_type = np.dtype(f"{kind}{x.dtype.itemsize}")
+    return np.right_shift(x.view(as_type), np.asarray(y).astype(as_type)).view(x.dtype)
+
+
+def _shift_right_logical(x, y):
+    return _shift_right_as("u", x, y)
 
 
 shift_right_logical_p = elementwise("shift_right_logical", _shift_right_logical)
@@ -78,18 +83,8 @@ def bitwise_not(x):
     return bitwise_not_p.bind(x)
 
 
-
-_SIGNED = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
-
-
 def _shift_right_arithmetic(x, y):
-    """Copies of the sign bit shift in from the left: unsigned values shift as their signed
-    bit pattern (NumPy's right_shift is logical for unsigned types)."""
-    x = np.asarray(x)
-    if x.dtype.kind != "u":
-        return np.right_shift(x, y)
-    s = _SIGNED[x.dtype.itemsize]
-    return np.right_shift(x.view(s), np.asarray(y).astype(s)).view(x.dtype)
+    return _shift_right_as("i", x, y)
 
 
 shift_right_arithmetic_p = elementwise("shift_right_arithmetic", _shift_right_arithmetic)
