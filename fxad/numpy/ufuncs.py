@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from ..core import get_aval as _get_aval
 from ..errors import (ConcretizationError as _ConcretizationError, FxadTypeError,
                       FxadValueError as _FxadValueError)
 from ..lax.products import to_preferred as _to_preferred
@@ -330,9 +331,21 @@ def frexp(x):
 
 @_stack_traced_lists
 def nextafter(x1, x2):
-    """The next representable float after x1 towards x2 elementwise, as NumPy's. Differentiable
-    as x1 plus one unit in the last place: derivative 1 in x1 and 0 in x2 (JAX's has none)."""
-    return lax.nextafter(_inexact(x1), _inexact(x2))
+    """The next representable float after x1 towards x2 elementwise, as NumPy's (in NumPy's
+    result dtype: Python numbers do not widen a float32 array). Differentiable as x1 plus one
+    unit in the last place: derivative 1 in x1 and 0 in x2 (JAX's has none)."""
+    dt = np.nextafter(*map(_probe, (x1, x2))).dtype  # NumPy's loop for these operands
+    return lax.nextafter(lax.convert_element_type(_asarray(x1), dt),
+                         lax.convert_element_type(_asarray(x2), dt))
+
+
+def _probe(x):
+    """A 0-d stand-in for x in NumPy's promotion: a Python number (also traced, as jit passes
+    it: weakly typed) stays one, anything else is a 0-d array of its dtype."""
+    if type(x) in (bool, int, float, complex):
+        return x
+    weak = _get_aval(x).weak
+    return weak(0) if weak is not None else np.zeros((), _dtype_of(x))
 
 
 @_stack_traced_lists
