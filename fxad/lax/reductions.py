@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import ShapedArray
 from ..errors import FxadValueError
+from ..ir.staging import stage
 from ..rules import ops
 from ..rules.helpers import dtype_of
 from ._axes import _axis, _ndim
@@ -90,10 +92,10 @@ _MONOIDS = {
 def _monoid(computation, dtype):
     """The name of the one primitive `computation(a, b)` applies to its two scalar arguments,
     or None when it is anything else."""
-    from ..api.staging import make_jaxpr  # (fxad.api imports fxad.lax)
-    x = np.zeros((), dtype)
+    scalar = ShapedArray((), dtype)
     try:
-        jaxpr = make_jaxpr(computation)(x, x).jaxpr
+        jaxpr = stage(lambda a, b: [computation(a, b)], [scalar, scalar],
+                      name="lax.reduce computation").jaxpr
     except Exception:  # not traceable as (scalar, scalar) -> scalar: not a recognized monoid
         return None
     if len(jaxpr.eqns) != 1 or len(jaxpr.outvars) != 1:
