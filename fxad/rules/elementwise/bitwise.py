@@ -17,9 +17,11 @@ from ..helpers import defderiv, defjvp, defjvp_zero, dtype_of
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-def _integers_only(name, *xs):
+def _integers_only(name, *xs, booleans=True):
     for x in xs:
         kind = dtype_of(x).kind
+        if kind == "b" and not booleans:
+            raise FxadTypeError(f"{name} works on integer values, got bool")
         if kind not in "biu":
             raise FxadTypeError(f"{name} works on integer (or boolean) values, got dtype "
                                 f"{dtype_of(x)}; bit operations on floats need "
@@ -109,9 +111,7 @@ def _population_count(x):
 population_count_p = elementwise("population_count", _population_count)
 defjvp_zero(population_count_p)
 def population_count(x):
-    _integers_only("population_count", x)
-    if dtype_of(x).kind == "b":
-        raise FxadTypeError("population_count works on integer values, got bool")
+    _integers_only("population_count", x, booleans=False)
     return population_count_p.bind(x)
 
 
@@ -135,9 +135,7 @@ def _clz(x):
 clz_p = elementwise("clz", _clz)
 defjvp_zero(clz_p)
 def clz(x):
-    _integers_only("clz", x)
-    if dtype_of(x).kind == "b":
-        raise FxadTypeError("clz works on integer values, got bool")
+    _integers_only("clz", x, booleans=False)
     return clz_p.bind(x)
 
 # The same bits read as another dtype of the same size (float64 <-> uint64, ...): a view.
