@@ -52,6 +52,21 @@ def _settle(name, b, x0, tol, atol, maxiter, M):
     return x0, maxiter, precond, stop2
 
 
+def _solve(name, iterate, A, b, x0, tol, atol, maxiter, M, symmetric=False):
+    """x with A x = b by `iterate(matvec, b, x0, maxiter, precond, stop2)`, differentiated as
+    the linear system's solution (the transposed system solved the same way); (x, None)."""
+    matvec = _operator(A, name, "A")
+    x0, maxiter, precond, stop2 = _settle(name, b, x0, tol, atol, maxiter, M)
+    x0 = lax.stop_gradient(x0)  # the solution does not depend on the guess
+
+    def solve(mv, rhs):
+        return iterate(mv, rhs, x0, maxiter, precond, stop2)
+
+    if symmetric:
+        return lax.custom_linear_solve(matvec, b, solve, symmetric=True), None
+    return lax.custom_linear_solve(matvec, b, solve, transpose_solve=solve), None
+
+
 def _cg_iterate(matvec, b, x0, maxiter, precond, stop2):
     r = _sub(b, matvec(x0))
     z = precond(r)
@@ -77,14 +92,7 @@ def cg(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float = 0.0,
        maxiter: int | None = None, M: Any = None):
     """Conjugate gradients for a Hermitian positive definite A: iterates until
     |b - A x| <= max(tol |b|, atol) or maxiter steps (default 10 times b's size)."""
-    matvec = _operator(A, "cg", "A")
-    x0, maxiter, precond, stop2 = _settle("cg", b, x0, tol, atol, maxiter, M)
-    x0 = lax.stop_gradient(x0)  # the solution does not depend on the guess
-
-    def solve(mv, rhs):
-        return _cg_iterate(mv, rhs, x0, maxiter, precond, stop2)
-
-    return lax.custom_linear_solve(matvec, b, solve, symmetric=True), None
+    return _solve("cg", _cg_iterate, A, b, x0, tol, atol, maxiter, M, symmetric=True)
 
 
 def _bicgstab_iterate(matvec, b, x0, maxiter, precond, stop2):
@@ -122,14 +130,7 @@ def bicgstab(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float =
              maxiter: int | None = None, M: Any = None):
     """BiCGSTAB for a general (non-singular) A: iterates until |b - A x| <= max(tol |b|,
     atol) or maxiter steps (default 10 times b's size)."""
-    matvec = _operator(A, "bicgstab", "A")
-    x0, maxiter, precond, stop2 = _settle("bicgstab", b, x0, tol, atol, maxiter, M)
-    x0 = lax.stop_gradient(x0)
-
-    def solve(mv, rhs):
-        return _bicgstab_iterate(mv, rhs, x0, maxiter, precond, stop2)
-
-    return lax.custom_linear_solve(matvec, b, solve, transpose_solve=solve), None
+    return _solve("bicgstab", _bicgstab_iterate, A, b, x0, tol, atol, maxiter, M)
 
 
 def _gmres_iterate(matvec, b, x0, restart, maxiter, precond, stop2):
@@ -182,20 +183,15 @@ def gmres(A: Any, b: Any, x0: Any = None, *, tol: float = 1e-5, atol: float = 0.
     if solve_method not in ("batched", "incremental"):
         raise FxadValueError(f"gmres: solve_method must be 'batched' or 'incremental', got "
                              f"{solve_method!r}")
-    matvec = _operator(A, "gmres", "A")
-    x0, maxiter, precond, stop2 = _settle("gmres", b, x0, tol, atol, maxiter, M)
-    x0 = lax.stop_gradient(x0)
-
-    def solve(mv, rhs):
+    def iterate(mv, rhs, x0, maxiter, precond, stop2):  # on flat vectors
         flat_b, unravel = ravel_pytree(rhs)
-        flat_x0 = ravel_pytree(x0)[0]
-        size = fnp.shape(flat_b)[0]
-        k = max(1, min(int(restart), size))
+        k = max(1, min(int(restart), fnp.shape(flat_b)[0]))
         flat_mv = lambda v: ravel_pytree(mv(unravel(v)))[0]
         flat_m = lambda v: ravel_pytree(precond(unravel(v)))[0]
-        return unravel(_gmres_iterate(flat_mv, flat_b, flat_x0, k, maxiter, flat_m, stop2))
+        return unravel(_gmres_iterate(flat_mv, flat_b, ravel_pytree(x0)[0], k, maxiter, flat_m,
+                                      stop2))
 
-    return lax.custom_linear_solve(matvec, b, solve, transpose_solve=solve), None
+    return _solve("gmres", iterate, A, b, x0, tol, atol, maxiter, M)
 
 
 __all__ = ["cg", "bicgstab", "gmres"]
