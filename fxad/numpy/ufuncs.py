@@ -77,13 +77,26 @@ def round(x, decimals=0):
 around = round
 
 
+def _probe(x):
+    """A 0-d stand-in for x in NumPy's promotion: a Python number (also traced, as jit passes
+    it: weakly typed) stays one, anything else is a 0-d array of its dtype."""
+    if type(x) in (bool, int, float, complex):
+        return x
+    weak = _get_aval(x).weak
+    return weak(0) if weak is not None else np.zeros((), _dtype_of(x))
+
+
+def _loop_dtype(ufunc, *xs):
+    """The dtype NumPy's `ufunc` computes these operands in (its loop for them)."""
+    return ufunc(*map(_probe, xs)).dtype
+
+
 def _float_loop(ufunc, x):
     """x in the dtype NumPy's `ufunc`, which has float loops only, computes integers and
     booleans in (float16 from int8, float32 from int16, float64 from int32 / int64); other x
     as it is."""
-    dt = np.dtype(_dtype_of(x))
-    if dt.kind in "iub":
-        return lax.convert_element_type(x, ufunc(np.zeros((), dt)).dtype)
+    if np.dtype(_dtype_of(x)).kind in "iub":
+        return lax.convert_element_type(x, _loop_dtype(ufunc, x))
     return x
 
 
@@ -334,18 +347,9 @@ def nextafter(x1, x2):
     """The next representable float after x1 towards x2 elementwise, as NumPy's (in NumPy's
     result dtype: Python numbers do not widen a float32 array). Differentiable as x1 plus one
     unit in the last place: derivative 1 in x1 and 0 in x2 (JAX's has none)."""
-    dt = np.nextafter(*map(_probe, (x1, x2))).dtype  # NumPy's loop for these operands
+    dt = _loop_dtype(np.nextafter, x1, x2)
     return lax.nextafter(lax.convert_element_type(_asarray(x1), dt),
                          lax.convert_element_type(_asarray(x2), dt))
-
-
-def _probe(x):
-    """A 0-d stand-in for x in NumPy's promotion: a Python number (also traced, as jit passes
-    it: weakly typed) stays one, anything else is a 0-d array of its dtype."""
-    if type(x) in (bool, int, float, complex):
-        return x
-    weak = _get_aval(x).weak
-    return weak(0) if weak is not None else np.zeros((), _dtype_of(x))
 
 
 @_stack_traced_lists
