@@ -131,6 +131,12 @@ def _spectra(x, win, nperseg, noverlap, nfft, trend, onesided):
     return fnp.fft.fft(segs, n=nfft)
 
 
+def _power(win, fs, scaling):
+    """What a squared spectrum is divided by: the window's squared sum ('spectrum'), or fs
+    times its energy ('density', a PSD)."""
+    return win.sum() ** 2 if scaling == "spectrum" else fs * (win * win).sum()
+
+
 def _to_axis(x, axis):
     return fnp.moveaxis(fnp.asarray(x), axis, -1)
 
@@ -171,8 +177,7 @@ def stft(x, fs=1.0, window="hann", nperseg=256, noverlap=None, nfft=None, detren
         xt = fnp.concatenate([xt, zeros], axis=-1)
     onesided = return_onesided and fnp.result_type(x).kind != "c"
     z = _spectra(xt, win, nperseg, noverlap, nfft, detrend, onesided)
-    scale = win.sum() ** 2 if scaling == "spectrum" else fs * (win * win).sum()
-    z = fnp.astype(z * (1.0 / fnp.sqrt(scale)), out_dtype)
+    z = fnp.astype(z * (1.0 / fnp.sqrt(_power(win, fs, scaling))), out_dtype)
     length = fnp.shape(xt)[-1]
     times = np.arange(nperseg / 2, length - nperseg / 2 + 1, step)
     if boundary is not None:
@@ -267,8 +272,7 @@ def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
         fnp.result_type(y).kind != "c"
     fx = _spectra(xt, win, nperseg, noverlap, nfft, detrend, onesided)
     fy = fx if same else _spectra(yt, win, nperseg, noverlap, nfft, detrend, onesided)
-    scale = fs * (win * win).sum() if scaling == "density" else win.sum() ** 2
-    p = fnp.conj(fx) * fy * (1.0 / scale)  # (..., segments, frequencies)
+    p = fnp.conj(fx) * fy * (1.0 / _power(win, fs, scaling))  # (..., segments, frequencies)
     if onesided:  # the negative frequencies' share, but not at 0 (and not at Nyquist)
         k = fnp.shape(p)[-1]
         double = np.full(k, 2.0)
