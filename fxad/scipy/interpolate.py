@@ -15,6 +15,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..core import Tracer
 from ..errors import FxadValueError
+from .ndimage import corner_weight
 
 _METHODS = ("linear", "nearest")
 
@@ -107,10 +108,7 @@ class RegularGridInterpolator:
         result = None
         for corner in itertools.product(*per_axis):
             term = self.values[tuple(c[0] for c in corner)]
-            weight = None
-            for _, w in corner:
-                if w is not None:
-                    weight = w if weight is None else weight * w
+            weight = corner_weight(w for _, w in corner)
             if weight is not None:
                 term = term * fnp.reshape(weight, fnp.shape(weight) + (1,) * trailing)
             result = term if result is None else result + term

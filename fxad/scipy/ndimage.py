@@ -48,6 +48,16 @@ def _fold(c, n):
     return fnp.where(c < 0, up, fnp.where(c > p, down, c))
 
 
+def corner_weight(weights):
+    """The product of a stencil corner's per-axis weights (None standing for 1), or None when
+    every one is 1 (a nearest-sample stencil). RegularGridInterpolator shares it."""
+    out = None
+    for w in weights:
+        if w is not None:
+            out = w if out is None else out * w
+    return out
+
+
 def _round_half_away(v):
     return fnp.sign(v) * fnp.floor(fnp.abs(v) + 0.5)
 
@@ -106,10 +116,7 @@ def map_coordinates(input, coordinates, order, mode="constant", cval=0.0, output
             for t in corner[1:]:
                 ok = ok & t[2]
             value = fnp.where(ok, value, fnp.asarray(cval, work))
-        weight = None
-        for t in corner:
-            if t[1] is not None:
-                weight = t[1] if weight is None else weight * t[1]
+        weight = corner_weight(t[1] for t in corner)
         term = value if weight is None else value * weight
         out = term if out is None else out + term
     if inside is not None:
