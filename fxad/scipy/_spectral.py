@@ -11,9 +11,9 @@ import warnings
 
 import numpy as np
 
-from .. import lax
 from .. import numpy as fnp
 from ..errors import FxadValueError
+from ..numpy.linalg import as_float
 
 _BOUNDARIES = ("even", "odd", "constant", "zeros", None)
 
@@ -26,9 +26,7 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False):
     overwrite_data is accepted and ignored."""
     if type not in ("linear", "l", "constant", "c"):
         raise FxadValueError("detrend: type must be 'linear' or 'constant'")
-    data = fnp.asarray(data)
-    if fnp.result_type(data).kind not in "fc":
-        data = lax.convert_element_type(data, np.float64)
+    data = as_float(data)
     if type in ("constant", "c"):
         return data - fnp.mean(data, axis=axis, keepdims=True)
     nd = fnp.ndim(data)

@@ -11,15 +11,9 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..errors import FxadValueError
+from ..numpy.linalg import as_float
 
 _NORMS = (None, "backward", "ortho", "forward")
-
-
-def _as_float(x):
-    x = fnp.asarray(x)
-    if fnp.result_type(x).kind not in "fc":
-        x = fnp.astype(x, np.float64)
-    return x
 
 
 def _resize(x, n):
@@ -105,7 +99,7 @@ def _transform(x, type, n, axis, norm, orthogonalize, inverse, name):
     if norm not in _NORMS:
         raise FxadValueError(f"{name}: norm must be None, 'backward', 'ortho' or 'forward', "
                              f"got {norm!r}")
-    x = _as_float(x)
+    x = as_float(x)
     axis = int(axis)
     x = fnp.moveaxis(x, axis, -1)
     if n is not None:
@@ -148,7 +142,7 @@ def _axes_and_sizes(x, s, axes, name):
 
 
 def _nd(x, type, s, axes, norm, orthogonalize, inverse, name):
-    x = _as_float(x)
+    x = as_float(x)
     axes, s = _axes_and_sizes(x, s, axes, name)
     for a, n in zip(axes, s):
         x = _transform(x, type, n, a, norm, orthogonalize, inverse, name)

@@ -15,6 +15,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..core import Tracer
 from ..errors import FxadValueError
+from ..numpy.linalg import as_float
 from .ndimage import corner_weight
 
 _METHODS = ("linear", "nearest")
@@ -37,9 +38,7 @@ class RegularGridInterpolator:
         if solver is not None or solver_args is not None:
             raise FxadValueError("RegularGridInterpolator: solver and solver_args apply to "
                                  "SciPy's spline methods only")
-        values = fnp.asarray(values)
-        if fnp.result_type(values).kind not in "fc":
-            values = fnp.astype(values, np.float64)
+        values = as_float(values)
         points = tuple(points)
         if len(points) > fnp.ndim(values):
             raise FxadValueError(f"RegularGridInterpolator: {len(points)} dimensions of points "
